@@ -10,7 +10,7 @@ for src in "$@"; do
   nb="${src%.pct.py}.ipynb"
   .venv/bin/jupytext --quiet --to ipynb -o "$nb" "$src"
   .venv/bin/nbdev-export
-  .venv/bin/python -c "import sys; from nbdev.test import test_nb; ok,t=test_nb(sys.argv[1], save=True); print(sys.argv[1], 'ok' if ok else 'FAILED', f'{t:.1f}s'); sys.exit(0 if ok else 1)" "$nb"
+  .venv/bin/python -c "import sys; from nbdev.test import test_nb; from pathlib import Path; ok,t=test_nb(Path(sys.argv[1]).absolute(), save=True); print(sys.argv[1], 'ok' if ok else 'FAILED', f'{t:.1f}s'); sys.exit(0 if ok else 1)" "$nb"
   .venv/bin/nbdev-clean --fname "$nb"
 done
 .venv/bin/nbdev-export
