@@ -8,14 +8,14 @@ Docs: https://lisette-dev.github.io/lisette/messages.html.md"""
 __all__ = ['tool_dtls_tag', 're_tools', 'token_dtls_tag', 're_token', 'max_cache_ckpts', 'patch_litellm', 'random_tool_id',
            'contents', 'stop_reason', 'remove_cache_ckpts', 'mk_msg', 'split_tools', 'fmt2hist', 'mk_msgs']
 
-# %% ../nbs/01_messages.ipynb #530eadd7
+# %% ../nbs/01_messages.ipynb #182fb155
 import base64, json, random, re, string
 from fastcore.utils import *
 from fastcore.funccall import detect_mime
 from litellm import ModelResponse, ModelResponseStream, Message
 from litellm.types.utils import ModelResponseBase, ChatCompletionMessageToolCall, Function
 
-# %% ../nbs/01_messages.ipynb #893e6fcd
+# %% ../nbs/01_messages.ipynb #fb8cea69
 _fixed_id, _fixed_created = 'chatcmpl-xxx', 1000000000
 
 def _fixed_setattr(self, name, value):
@@ -34,12 +34,12 @@ def patch_litellm(seed:int=0):
         ModelResponseBase.__setattr__ = _fixed_setattr
     if seed is not None: random.seed(seed)
 
-# %% ../nbs/01_messages.ipynb #24dd8815
+# %% ../nbs/01_messages.ipynb #75921230
 def random_tool_id():
     "Generate a random tool ID with 'toolu_' prefix"
     return 'toolu_' + ''.join(random.choices(string.ascii_letters+string.digits, k=25))
 
-# %% ../nbs/01_messages.ipynb #ef94da04
+# %% ../nbs/01_messages.ipynb #ae8ec9d9
 def contents(r):
     "Get message object from response `r`."
     return r.choices[0].message
@@ -48,7 +48,7 @@ def stop_reason(r):
     "The finish reason of response `r` (e.g. 'stop', 'tool_calls', 'length', 'content_filter')"
     return r.choices[0].finish_reason
 
-# %% ../nbs/01_messages.ipynb #2722092e
+# %% ../nbs/01_messages.ipynb #8035a2e4
 def _tc_line(tc): return f"🔧 {nested_idx(tc,'function','name')}({nested_idx(tc,'function','arguments')})"
 
 def _img_md(img):
@@ -67,7 +67,7 @@ def _repr_markdown_(self:ModelResponse):
     dets = '\n'.join(dets)
     return f"{res}\n\n<details>\n\n{dets}\n\n</details>"
 
-# %% ../nbs/01_messages.ipynb #80ca5276
+# %% ../nbs/01_messages.ipynb #2b914367
 _media_prefixes = ('image/', 'application/pdf', 'audio/', 'video/')
 
 def _data_url(data, mtype): return f"data:{mtype};base64,{base64.b64encode(data).decode()}"
@@ -88,7 +88,7 @@ def _mk_content(o):
     if isinstance(o, dict): return o
     raise TypeError(f"Cannot make a message part from {type(o).__name__}: use str, bytes, or a content-part dict.")
 
-# %% ../nbs/01_messages.ipynb #e238ca42
+# %% ../nbs/01_messages.ipynb #cf0e4b5d
 def _cc(ttl=None): return {'type': 'ephemeral', **({'ttl': ttl} if ttl else {})}
 
 def _as_dict(msg): return msg if isinstance(msg, dict) else dict(msg)
@@ -106,29 +106,33 @@ def _add_cache_control(msg, ttl=None):
     if c: c[-1]['cache_control'] = _cc(ttl)
     return msg
 
+def _get(m, k):
+    "`m[k]` for dicts, `m.k` for objects (both None when missing)"
+    return m.get(k) if isinstance(m, dict) else getattr(m, k, None)
+
+def _role(m): return _get(m, 'role')
 def _tc_cache(tc): return tc.get('cache_control') if isinstance(tc, dict) else getattr(tc, 'cache_control', None)
 
 def _has_cache(msg):
     "Does `msg` carry a cache checkpoint?"
-    tcs = nested_idx(msg, 'tool_calls')
+    tcs = _get(msg, 'tool_calls')
     if tcs and _tc_cache(tcs[-1]): return True
-    c = nested_idx(msg, 'content')
+    c = _get(msg, 'content')
     return bool(c) and isinstance(c, list) and isinstance(c[-1], dict) and 'cache_control' in c[-1]
 
 def remove_cache_ckpts(msg):
     "remove cache checkpoints and return msg."
-    tcs = nested_idx(msg, 'tool_calls')
-    if tcs:
+    if tcs := _get(msg, 'tool_calls'):
         for tc in tcs:
             if isinstance(tc, dict): tc.pop('cache_control', None)
             elif _tc_cache(tc) is not None: delattr(tc, 'cache_control')
-    c = nested_idx(msg, 'content')
-    if c and isinstance(c, list):
+    c = _get(msg, 'content')
+    if c.__class__ is list:
         for o in c:
             if isinstance(o, dict): o.pop('cache_control', None)
     return msg
 
-# %% ../nbs/01_messages.ipynb #729f0d3c
+# %% ../nbs/01_messages.ipynb #f1a97618
 def mk_msg(
     content, # Content: str, bytes (image), list of mixed content, or dict w 'role' and 'content' fields
     role:str='user', # Message role if content isn't already a dict/Message
@@ -147,7 +151,7 @@ def mk_msg(
     msg = {'role': role, 'content': c}
     return _add_cache_control(msg, ttl) if cache else msg
 
-# %% ../nbs/01_messages.ipynb #0c5dcd2f
+# %% ../nbs/01_messages.ipynb #fc526508
 tool_dtls_tag = "<details class='tool-usage-details' markdown='1'>"
 re_tools = re.compile(fr"^({tool_dtls_tag}\n*(<summary>.*?</summary>\n*)?```json\n+(.*?)\n+```\n+</details>)",
                       flags=re.DOTALL|re.MULTILINE)
@@ -155,7 +159,7 @@ token_dtls_tag = "<details class='token-usage-details' markdown='1'>"
 re_token = re.compile(fr"^{token_dtls_tag}.*?</details>\n*", flags=re.DOTALL|re.MULTILINE)
 _re_pending = re.compile(r"^\s*- ⏳ <code>.*?</code> ⏳\s*$", flags=re.MULTILINE)
 
-# %% ../nbs/01_messages.ipynb #6cba79fc
+# %% ../nbs/01_messages.ipynb #41021412
 def split_tools(s):
     "Split formatted output into (text, summary, tooljson) chunks"
     parts = re_tools.split(re_token.sub('', s))
@@ -178,7 +182,7 @@ def _tr_from_block(d):
     return {'role': 'tool', 'tool_call_id': d['id'], 'name': d['call']['function'],
             'content': res if isinstance(res, (str, list)) else json.dumps(res)}
 
-# %% ../nbs/01_messages.ipynb #b6837d7d
+# %% ../nbs/01_messages.ipynb #2340714a
 def fmt2hist(outp:str)->list:
     "Transform a formatted output into a LiteLLM compatible history"
     hist, pending, cur = [], 0, None
@@ -208,19 +212,21 @@ def _group_results(hist):
         for tc in (m.tool_calls or []): res.append(first(o for o in hist if isinstance(o, dict) and o.get('tool_call_id')==tc.id))
     return res
 
-# %% ../nbs/01_messages.ipynb #108fe358
+# %% ../nbs/01_messages.ipynb #283b2892
 max_cache_ckpts = 4
 
-def _expand(m): return fmt2hist(m) if isinstance(m, str) and tool_dtls_tag in m else [m]
-
 def _ckpt_targets(msgs, cache_idxs, mx=max_cache_ckpts):
-    "Indices into `msgs` of the (at most `mx`) non-tool messages picked by `cache_idxs`"
-    idxs = [i for i,m in enumerate(msgs) if nested_idx(m, 'role')!='tool']
+    "Indices into `msgs` of the (at most `mx`) non-tool messages picked by `cache_idxs`, scanning only as far as needed"
     res = []
-    for ci in cache_idxs:
-        try: i = idxs[ci]
-        except (IndexError, TypeError): continue
-        if i not in res: res.append(i)
+    for k in cache_idxs:
+        if not isinstance(k, int): continue
+        n, rng = (k, range(len(msgs))) if k>=0 else (-k-1, range(len(msgs)-1, -1, -1))
+        for i in rng:
+            if _role(msgs[i])=='tool': continue
+            if n==0:
+                if i not in res: res.append(i)
+                break
+            n -= 1
         if len(res)>=mx: break
     return res
 
@@ -241,9 +247,9 @@ def mk_msgs(
     if not isinstance(msgs, list): msgs = [msgs]
     res, role = [], 'user'
     for o in msgs:
-        for m in _expand(o):
-            msg = remove_cache_ckpts(mk_msg(m, role=role))
+        for m in (fmt2hist(o) if o.__class__ is str and tool_dtls_tag in o else (o,)):
+            msg = {'role': role, 'content': m} if m.__class__ is str else remove_cache_ckpts(mk_msg(m, role=role))
             res.append(msg)
-            role = 'assistant' if nested_idx(msg, 'role') in ('user', 'tool', 'function') else 'user'
+            role = 'assistant' if _role(msg) in ('user', 'tool', 'function') else 'user'
     if cache: _apply_ckpts(res, cache_idxs, ttl)
     return res
