@@ -9,7 +9,7 @@ __all__ = ['stream_with_complete', 'astream_with_complete', 'delta_text', 'mk_st
            'trunc_param', 'mk_tr_details', 'StreamFormatter', 'AsyncStreamFormatter', 'display_stream',
            'adisplay_stream']
 
-# %% ../nbs/05_stream.ipynb #c2422754
+# %% ../nbs/05_stream.ipynb #7519130a
 import html, json, re, time
 from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream, stream_chunk_builder
@@ -17,7 +17,7 @@ from litellm.types.utils import StreamingChoices, Delta
 from .messages import contents, tool_dtls_tag
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id
 
-# %% ../nbs/05_stream.ipynb #b32c021c
+# %% ../nbs/05_stream.ipynb #2442bd6c
 def stream_with_complete(gen, postproc=noop):
     "Extend streaming response chunks with the complete response"
     chunks = []
@@ -36,7 +36,7 @@ async def astream_with_complete(agen, postproc=noop):
         yield chunk
     yield stream_chunk_builder(chunks)
 
-# %% ../nbs/05_stream.ipynb #a3f38685
+# %% ../nbs/05_stream.ipynb #b0e0cc17
 def delta_text(msg):
     "Extract printable content from streaming delta, return None if nothing to print"
     c = msg.choices[0]
@@ -54,7 +54,7 @@ def mk_stream_chunk(**kwargs):
     "A `ModelResponseStream` chunk whose delta has `kwargs`"
     return ModelResponseStream([StreamingChoices(delta=Delta(**kwargs))])
 
-# %% ../nbs/05_stream.ipynb #b03fb191
+# %% ../nbs/05_stream.ipynb #8c1eee19
 def cite_footnote(msg):
     "Add a markdown link for the citation carried by stream chunk `msg` (if any)"
     if not (delta := nested_idx(msg, 'choices', 0, 'delta')): return
@@ -66,7 +66,7 @@ def cite_footnotes(stream_list):
     "Add markdown footnote citations to stream deltas"
     for msg in stream_list: cite_footnote(msg)
 
-# %% ../nbs/05_stream.ipynb #426661a6
+# %% ../nbs/05_stream.ipynb #7b41b8cc
 def _safe_cut(s, i):
     "Index `i`, moved back so a surrogate pair is not split"
     return i-1 if 0<i<=len(s) and '\ud800'<=s[i-1]<='\udbff' else i
@@ -79,7 +79,7 @@ def _trunc_str(s, mx=2000, skip=0):
     a, b = _safe_cut(s, skip), _safe_cut(s, max(mx-skip, skip))
     return f"<TRUNCATED>{'…' if skip else ''}{s[a:b]}…</TRUNCATED>"
 
-# %% ../nbs/05_stream.ipynb #157159c5
+# %% ../nbs/05_stream.ipynb #03394bbf
 def trunc_param(v, mx:int=40):
     "Truncate and escape param value for display"
     s = re.sub(r'\s*\n\s*', '', str(v))
@@ -98,7 +98,7 @@ def _args_dict(tc):
 
 def _fmt_call(tc): return f"{_tc_name(tc)}({', '.join(f'{k}={_short_repr(v)}' for k,v in _args_dict(tc).items())})"
 
-# %% ../nbs/05_stream.ipynb #a745fe4f
+# %% ../nbs/05_stream.ipynb #35ebf943
 def _trunc_obj(o, mx):
     if isinstance(o, str): return _trunc_str(o, mx=mx)
     if isinstance(o, list): return [_trunc_obj(x, mx) for x in o]
@@ -114,7 +114,7 @@ def mk_tr_details(tr, tc, mx:int=2000):
     summ = f"{_tc_name(tc)}({', '.join(f'{k}={trunc_param(v)}' for k,v in args.items())})→{trunc_param(c)}"
     return f"\n\n{tool_dtls_tag}\n<summary><code>{summ}</code></summary>\n\n```json\n{json.dumps(res, indent=2)}\n```\n\n</details>\n\n"
 
-# %% ../nbs/05_stream.ipynb #17c42258
+# %% ../nbs/05_stream.ipynb #24a5ab77
 class StreamFormatter:
     def __init__(self, mx:int=2000, debug:bool=False, showthink:bool=False):
         "Format a stream of chunks, responses and tool results as markdown; `outp` accumulates it all"
@@ -154,7 +154,7 @@ class StreamFormatter:
         for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #b2485efc
+# %% ../nbs/05_stream.ipynb #e93154f9
 class AsyncStreamFormatter(StreamFormatter):
     "`StreamFormatter` for async streams"
     async def format_stream(self, rs):
@@ -162,7 +162,7 @@ class AsyncStreamFormatter(StreamFormatter):
         async for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #d4a87d32
+# %% ../nbs/05_stream.ipynb #ef9b4649
 def _ipy_display():
     try: from IPython.display import display, Markdown
     except ImportError: raise ImportError("display_stream needs IPython to show markdown: `pip install ipython`, "
