@@ -8,11 +8,12 @@ Docs: https://lisette-dev.github.io/lisette/providers.html.md"""
 __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt54m', 'codex55', 'codex53spark', 'kimi',
            'qwen3p6p', 'dsf', 'dsp', 'model_info', 'supported_params', 'has_search']
 
-# %% ../nbs/04_providers.ipynb #9d0b781a
+# %% ../nbs/04_providers.ipynb #b4896992
 import litellm
 from fastcore.utils import *
+from .usage import quiet_litellm
 
-# %% ../nbs/04_providers.ipynb #61387c8d
+# %% ../nbs/04_providers.ipynb #d3547aa0
 haik45 = 'claude-haiku-4-5'
 sonn45 = 'claude-sonnet-4-5'
 sonn46 = sonn = 'claude-sonnet-4-6'
@@ -24,15 +25,17 @@ kimi = 'fireworks_ai/accounts/fireworks/models/kimi-k2p6'
 qwen3p6p = 'fireworks_ai/accounts/fireworks/models/qwen3p6-plus'
 dsf, dsp = 'deepseek/deepseek-v4-flash', 'deepseek/deepseek-v4-pro'
 
-# %% ../nbs/04_providers.ipynb #f2429040
+# %% ../nbs/04_providers.ipynb #9727eaa1
 def model_info(m):
     "litellm's model info for `m`, or `{}` when litellm doesn't know it"
-    try: return litellm.get_model_info(m)
+    try:
+        with quiet_litellm(): return litellm.get_model_info(m)
     except Exception: return {}
 
 def supported_params(m):
     "The OpenAI params litellm accepts for model `m` (empty when unknown)"
-    try: return set(litellm.get_supported_openai_params(model=m) or [])
+    try:
+        with quiet_litellm(): return set(litellm.get_supported_openai_params(model=m) or [])
     except Exception: return set()
 
 def has_search(m):

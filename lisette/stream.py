@@ -9,15 +9,16 @@ __all__ = ['stream_with_complete', 'astream_with_complete', 'delta_text', 'mk_st
            'trunc_param', 'mk_tr_details', 'StreamFormatter', 'AsyncStreamFormatter', 'display_stream',
            'adisplay_stream']
 
-# %% ../nbs/05_stream.ipynb #7519130a
+# %% ../nbs/05_stream.ipynb #3aad69ed
 import html, json, re, time
 from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream, stream_chunk_builder
 from litellm.types.utils import StreamingChoices, Delta
 from .messages import contents, tool_dtls_tag
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id
+from .usage import quiet_litellm
 
-# %% ../nbs/05_stream.ipynb #2442bd6c
+# %% ../nbs/05_stream.ipynb #e823e634
 def stream_with_complete(gen, postproc=noop):
     "Extend streaming response chunks with the complete response"
     chunks = []
@@ -25,7 +26,7 @@ def stream_with_complete(gen, postproc=noop):
         postproc(chunk)
         chunks.append(chunk)
         yield chunk
-    return stream_chunk_builder(chunks)
+    with quiet_litellm(): return stream_chunk_builder(chunks)
 
 async def astream_with_complete(agen, postproc=noop):
     "Async `stream_with_complete`: the complete response is yielded last"
@@ -34,9 +35,10 @@ async def astream_with_complete(agen, postproc=noop):
         postproc(chunk)
         chunks.append(chunk)
         yield chunk
-    yield stream_chunk_builder(chunks)
+    with quiet_litellm(): res = stream_chunk_builder(chunks)
+    yield res
 
-# %% ../nbs/05_stream.ipynb #b0e0cc17
+# %% ../nbs/05_stream.ipynb #c2c7d616
 def delta_text(msg):
     "Extract printable content from streaming delta, return None if nothing to print"
     c = msg.choices[0]
@@ -54,7 +56,7 @@ def mk_stream_chunk(**kwargs):
     "A `ModelResponseStream` chunk whose delta has `kwargs`"
     return ModelResponseStream([StreamingChoices(delta=Delta(**kwargs))])
 
-# %% ../nbs/05_stream.ipynb #8c1eee19
+# %% ../nbs/05_stream.ipynb #aa65a202
 def cite_footnote(msg):
     "Add a markdown link for the citation carried by stream chunk `msg` (if any)"
     if not (delta := nested_idx(msg, 'choices', 0, 'delta')): return
@@ -66,7 +68,7 @@ def cite_footnotes(stream_list):
     "Add markdown footnote citations to stream deltas"
     for msg in stream_list: cite_footnote(msg)
 
-# %% ../nbs/05_stream.ipynb #7b41b8cc
+# %% ../nbs/05_stream.ipynb #96f77631
 def _safe_cut(s, i):
     "Index `i`, moved back so a surrogate pair is not split"
     return i-1 if 0<i<=len(s) and '\ud800'<=s[i-1]<='\udbff' else i
@@ -79,7 +81,7 @@ def _trunc_str(s, mx=2000, skip=0):
     a, b = _safe_cut(s, skip), _safe_cut(s, max(mx-skip, skip))
     return f"<TRUNCATED>{'…' if skip else ''}{s[a:b]}…</TRUNCATED>"
 
-# %% ../nbs/05_stream.ipynb #03394bbf
+# %% ../nbs/05_stream.ipynb #7625bd94
 def trunc_param(v, mx:int=40):
     "Truncate and escape param value for display"
     s = re.sub(r'\s*\n\s*', '', str(v))
@@ -98,7 +100,7 @@ def _args_dict(tc):
 
 def _fmt_call(tc): return f"{_tc_name(tc)}({', '.join(f'{k}={_short_repr(v)}' for k,v in _args_dict(tc).items())})"
 
-# %% ../nbs/05_stream.ipynb #35ebf943
+# %% ../nbs/05_stream.ipynb #28fd5346
 def _trunc_obj(o, mx):
     if isinstance(o, str): return _trunc_str(o, mx=mx)
     if isinstance(o, list): return [_trunc_obj(x, mx) for x in o]
@@ -114,7 +116,7 @@ def mk_tr_details(tr, tc, mx:int=2000):
     summ = f"{_tc_name(tc)}({', '.join(f'{k}={trunc_param(v)}' for k,v in args.items())})→{trunc_param(c)}"
     return f"\n\n{tool_dtls_tag}\n<summary><code>{summ}</code></summary>\n\n```json\n{json.dumps(res, indent=2)}\n```\n\n</details>\n\n"
 
-# %% ../nbs/05_stream.ipynb #24a5ab77
+# %% ../nbs/05_stream.ipynb #6ab83317
 class StreamFormatter:
     def __init__(self, mx:int=2000, debug:bool=False, showthink:bool=False):
         "Format a stream of chunks, responses and tool results as markdown; `outp` accumulates it all"
@@ -154,7 +156,7 @@ class StreamFormatter:
         for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #e93154f9
+# %% ../nbs/05_stream.ipynb #efba5a65
 class AsyncStreamFormatter(StreamFormatter):
     "`StreamFormatter` for async streams"
     async def format_stream(self, rs):
@@ -162,7 +164,7 @@ class AsyncStreamFormatter(StreamFormatter):
         async for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #ef9b4649
+# %% ../nbs/05_stream.ipynb #dacc02c0
 def _ipy_display():
     try: from IPython.display import display, Markdown
     except ImportError: raise ImportError("display_stream needs IPython to show markdown: `pip install ipython`, "
@@ -170,11 +172,11 @@ def _ipy_display():
     return display, Markdown
 
 class _Live:
-    "A markdown display that updates at most every `every` seconds"
+    "A markdown display that updates at most every `every` seconds (outside a live kernel: once, at the end)"
     def __init__(self, every=0.05):
         self.display, self.Markdown = _ipy_display()
-        self.md, self.t, self.every = '', 0., every
-        self.dh = self.display(self.Markdown(''), display_id=True)
+        self.md, self.t, self.every = '', 0., every if IN_JUPYTER else float('inf')
+        self.dh = self.display(self.Markdown(''), display_id=True) if IN_JUPYTER else None
     def add(self, s):
         self.md += s
         if (t := time.monotonic())-self.t>=self.every: self.flush(); self.t = t
