@@ -7,13 +7,13 @@ Docs: https://lisette-dev.github.io/lisette/testing.html.md"""
 # %% auto #0
 __all__ = ['Reply', 'Recorded', 'FakeProvider', 'scripted_model', 'main']
 
-# %% ../nbs/00_testing.ipynb #5219e20b
+# %% ../nbs/00_testing.ipynb #1a6d0cfd
 import json, re, socket, threading, time, itertools
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from fastcore.utils import *
 
-# %% ../nbs/00_testing.ipynb #6f5debc4
+# %% ../nbs/00_testing.ipynb #9941b51e
 @dataclass
 class Reply:
     "One scripted model answer, rendered in the protocol of the request"
@@ -36,7 +36,7 @@ class Reply:
 
 def _as_reply(o): return o if isinstance(o, Reply) else Reply(text=o)
 
-# %% ../nbs/00_testing.ipynb #1865a06f
+# %% ../nbs/00_testing.ipynb #497dbb91
 _an2oa = {'end_turn': 'stop', 'stop_sequence': 'stop', 'max_tokens': 'length', 'tool_use': 'tool_calls',
           'refusal': 'content_filter', 'pause_turn': 'stop'}
 _oa2an = {'stop': 'end_turn', 'length': 'max_tokens', 'tool_calls': 'tool_use', 'content_filter': 'refusal'}
@@ -69,7 +69,7 @@ def _usage(rep, body):
                 cache_creation=g('cache_creation', 'cache_creation_input_tokens'), cache_read=g('cache_read', 'cache_read_input_tokens', 'cached_tokens'),
                 reasoning=g('reasoning', 'reasoning_tokens'), searches=g('web_search_requests', d=len(rep.web_search or [])))
 
-# %% ../nbs/00_testing.ipynb #cb6a9a91
+# %% ../nbs/00_testing.ipynb #3af92d1b
 def _oa_usage(u):
     return {'prompt_tokens': u['input'], 'completion_tokens': u['output'], 'total_tokens': u['input']+u['output'],
             'prompt_tokens_details': {'cached_tokens': u['cache_read']}, 'completion_tokens_details': {'reasoning_tokens': u['reasoning']}}
@@ -94,12 +94,18 @@ def _oa_events(rep, body, n, tcs):
     yield ch({}, _stops(rep)[0])
     if nested_idx(body, 'stream_options', 'include_usage'): yield {**base, 'choices': [], 'usage': _oa_usage(_usage(rep, body))}
 
-# %% ../nbs/00_testing.ipynb #b8aadcea
+# %% ../nbs/00_testing.ipynb #7683711d
 def _an_usage(u, final=False):
     res = {'input_tokens': u['input'], 'output_tokens': u['output'] if final else 1,
            'cache_creation_input_tokens': u['cache_creation'], 'cache_read_input_tokens': u['cache_read']}
     if u['searches']: res['server_tool_use'] = {'web_search_requests': u['searches']}
     return res
+
+def _loads_obj(a):
+    "Anthropic tool inputs are always objects: invalid JSON arguments become `{}`"
+    try: o = json.loads(a or '{}')
+    except json.JSONDecodeError: return {}
+    return o if isinstance(o, dict) else {}
 
 def _an_blocks(rep, tcs, srv_ids):
     "Anthropic content blocks for `rep`"
@@ -114,7 +120,7 @@ def _an_blocks(rep, tcs, srv_ids):
         cites.append({'type': 'web_search_result_location', 'url': s.get('url', ''), 'title': s.get('title', ''),
                       'cited_text': s.get('cited_text', ''), 'encrypted_index': 'idx'})
     if rep.text or not (tcs or bs): bs.append({'type': 'text', 'text': rep.text or '', **({'citations': cites} if cites else {})})
-    bs += [{'type': 'tool_use', 'id': i, 'name': nm, 'input': json.loads(a or '{}')} for i,nm,a in tcs]
+    bs += [{'type': 'tool_use', 'id': i, 'name': nm, 'input': _loads_obj(a)} for i,nm,a in tcs]
     return bs
 
 def _an_json(rep, body, n, tcs, srv_ids):
@@ -152,7 +158,7 @@ def _an_events(rep, body, n, tcs, srv_ids):
                             'usage': {k:v for k,v in _an_usage(u, final=True).items() if k!='input_tokens'}}
     yield 'message_stop', {'type': 'message_stop'}
 
-# %% ../nbs/00_testing.ipynb #5f11c5f1
+# %% ../nbs/00_testing.ipynb #95864f8d
 _secret = re.compile(r'key|token|secret|authorization|cookie', re.I)
 
 @dataclass
@@ -242,7 +248,7 @@ class _Server(ThreadingHTTPServer):
         import sys, traceback
         if not isinstance(sys.exc_info()[1], (OSError, ValueError)): traceback.print_exc()
 
-# %% ../nbs/00_testing.ipynb #a634acaa
+# %% ../nbs/00_testing.ipynb #e1e267c6
 class FakeProvider:
     "A scripted local LLM server speaking the OpenAI and Anthropic wire protocols"
     def __init__(self, port:int=0, host:str='127.0.0.1'):
@@ -299,7 +305,7 @@ class FakeProvider:
     @property
     def pending(self): return len(self._q)
 
-# %% ../nbs/00_testing.ipynb #1838d18b
+# %% ../nbs/00_testing.ipynb #e8fa571f
 _examples = {'integer': 1, 'number': 1.5, 'string': 'example', 'boolean': True, 'array': [], 'object': {}}
 
 def _example_args(schema):
@@ -324,7 +330,7 @@ def scripted_model(body, path):
         return Reply("(scripted local model) I'll call a tool.", tool_calls=[(nm, _example_args(t))])
     return Reply(f"(scripted local model, not a real LLM) You said: {_text_of(last.get('content'))}")
 
-# %% ../nbs/00_testing.ipynb #da630bd3
+# %% ../nbs/00_testing.ipynb #9fdaf223
 def _fake_provider():
     "A started `FakeProvider`, stopped after the test"
     fp = FakeProvider().start()
@@ -350,5 +356,5 @@ def main(argv=None):
         while True: time.sleep(3600)
     except KeyboardInterrupt: fp.stop()
 
-# %% ../nbs/00_testing.ipynb #f83bec8d
+# %% ../nbs/00_testing.ipynb #9cc10655
 if __name__ == '__main__': main()

@@ -1,0 +1,184 @@
+"Chat and AsyncChat through litellm against the fake provider, for both wire protocols: what the provider received, loops, interruption."
+import asyncio, json, threading, time
+import pytest
+from lisette import *
+from lisette.chat import _final_prompt, _interrupted
+from lisette.messages import _role
+from lisette.testing import Reply
+
+def add(a:int, b:int=0) -> int:
+    "Add two numbers"
+    return a + b
+
+def slow(x:int):
+    "Sleep 0.2 s then echo"
+    time.sleep(0.2); return x
+
+@pytest.fixture(params=['openai', 'anthropic'])
+def proto(request, fake_provider):
+    fp = fake_provider
+    if request.param=='openai': return fp, 'openai/gpt-4o-mini', dict(api_base=fp.openai_base, api_key='k')
+    return fp, 'anthropic/claude-sonnet-4-5', dict(api_base=fp.anthropic_base, api_key='k')
+
+def sent_tool_results(fp):
+    "Tool results in the last request, in either protocol"
+    msgs = fp.last['messages']
+    oa = [m['content'] for m in msgs if m.get('role')=='tool']
+    an = [b['content'] for m in msgs if isinstance(m.get('content'), list) for b in m['content'] if b.get('type')=='tool_result']
+    return oa or [c if isinstance(c, str) else c[0]['text'] for c in an]
+
+def test_system_temp_and_history(proto):
+    fp, m, kw = proto
+    fp.queue("Hi Rens", "Your name is Rens.")
+    chat = Chat(m, sp='Be brief.', temp=0.4, **kw)
+    chat("I'm Rens"); r = chat("Name?")
+    assert contents(r).content == 'Your name is Rens.'
+    b = fp.last
+    assert b['temperature'] == 0.4
+    sysp = b['system'][0]['text'] if 'system' in b else b['messages'][0]['content']
+    assert sysp == 'Be brief.'
+    assert len(chat.hist) == 4
+    assert chat.use.total_tokens == 30 and chat.last_use.total_tokens == 15
+
+def test_parallel_tool_loop(proto):
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[('slow', {'x': i}) for i in range(6)]), "done")
+    chat = Chat(m, tools=[slow], **kw)
+    t = time.perf_counter(); chat("go"); el = time.perf_counter()-t
+    assert el < 0.9, el  # one after another would take 1.2 s
+    assert sent_tool_results(fp) == [str(i) for i in range(6)]
+    names = [t.get('function', t).get('name') for t in fp.last['tools']]
+    assert names == ['slow']
+
+def test_max_steps_final_prompt(proto):
+    fp, m, kw = proto
+    fp.queue(*[Reply(tool_calls=[('add', {'a': i, 'b': 1})]) for i in range(2)], "summary")
+    chat = Chat(m, tools=[add], **kw)
+    res = chat("add", max_steps=2, return_all=True)
+    assert chat.hist[-2] == _final_prompt
+    assert [r['content'] for r in res if isinstance(r, dict)] == ['1', '2']
+    assert fp.last['tool_choice'] in ('none', {'type': 'none'})
+
+def test_undeclared_and_bad_args(proto):
+    fp, m, kw = proto
+    bad = '{"a": 1,' if m.startswith('openai') else '[1]'  # Anthropic always sends JSON objects
+    fp.queue(Reply(tool_calls=[('os_system', {'cmd': 'rm'}), dict(name='add', arguments=bad)]), "ok")
+    chat = Chat(m, tools=[add], **kw)
+    chat("go")
+    assert chat.hist[2]['content'] == 'Tool not defined in tool_schemas: os_system'
+    if m.startswith('openai'): assert chat.hist[3]['content'].startswith('Failed to parse arguments for tool add')
+
+def test_stream_matches_nonstream(proto):
+    fp, m, kw = proto
+    script = [Reply("Let me add.", tool_calls=[('add', {'a': 2, 'b': 3})]), "It is 5."]
+    fp.queue(*script)
+    c1 = Chat(m, tools=[add], **kw); c1("2+3?")
+    fp.queue(*script)
+    c2 = Chat(m, tools=[add], **kw)
+    items = list(c2("2+3?", stream=True))
+    assert [_role(x) for x in c1.hist] == [_role(x) for x in c2.hist]
+    assert [getattr(x, 'content', None) or x.get('content') for x in c1.hist[1:]] == [getattr(x, 'content', None) or x.get('content') for x in c2.hist[1:]]
+    kinds = [type(o).__name__ for o in items]
+    assert 'ModelResponseStream' in kinds and kinds.count('ModelResponse') == 2 and kinds.count('dict') == 1
+
+def test_cache_checkpoints_reach_anthropic(fake_provider):
+    fp = fake_provider
+    fp.queue("a", "b", "c")
+    chat = Chat('anthropic/claude-sonnet-4-5', sp='sys', cache=True, cache_idxs=[0, -1], api_base=fp.anthropic_base, api_key='k')
+    chat("one"); chat("two"); chat("three")
+    b = fp.last
+    assert b['system'][0]['cache_control'] == {'type': 'ephemeral'}
+    marked = [i for i,m in enumerate(b['messages']) if isinstance(m['content'], list) and any('cache_control' in p for p in m['content'])]
+    assert marked == [len(b['messages'])-1]
+
+def test_images_and_pdf_as_native_blocks(fake_provider):
+    fp = fake_provider
+    fp.queue("a puppy")
+    chat = Chat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')
+    chat(['What is this?', open('samples/puppy.jpg', 'rb').read(), open('samples/solveit.pdf', 'rb').read()])
+    types = [p['type'] for p in fp.last['messages'][0]['content']]
+    assert types == ['text', 'image', 'document']
+
+def test_abandoned_stream_rolls_back(proto):
+    fp, m, kw = proto
+    fp.queue(Reply("word " * 50))
+    chat = Chat(m, **kw)
+    g = chat("story", stream=True)
+    next(g); next(g); g.close()
+    assert chat.hist == []
+    fp.queue("fine")
+    chat("again"); assert len(chat.hist) == 2
+
+def test_provider_error_midloop_leaves_valid_hist(proto):
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[('add', {'a': 1})]), Reply(status=400, error='boom'))
+    chat = Chat(m, tools=[add], **kw)
+    with pytest.raises(Exception, match='boom'): chat("go", num_retries=0)
+    assert [_role(x) for x in chat.hist] == ['user', 'assistant', 'tool']
+    fp.queue("continued")
+    chat()  # continue the interrupted loop
+    assert chat.hist[-1].content == 'continued'
+
+def test_keyboard_interrupt_in_tool(proto):
+    fp, m, kw = proto
+    def boom():
+        "Interrupts"
+        raise KeyboardInterrupt
+    fp.queue(Reply(tool_calls=[('boom', {}), ('add', {'a': 1})]))
+    chat = Chat(m, tools=[boom, add], parallel_tools=False, **kw)
+    with pytest.raises(KeyboardInterrupt): chat("go")
+    assert [x['content'] for x in chat.hist[2:]] == [_interrupted, _interrupted]
+
+def test_async_parallel_and_stream(proto):
+    fp, m, kw = proto
+    async def aslow(x:int):
+        "Async sleep then echo"
+        await asyncio.sleep(0.2); return x
+    async def main():
+        fp.queue(Reply(tool_calls=[('aslow', {'x': i}) for i in range(8)]), "done")
+        chat = AsyncChat(m, tools=[aslow], **kw)
+        t = time.perf_counter(); r = await chat("go"); el = time.perf_counter()-t
+        assert el < 0.6, el
+        assert contents(r).content == 'done'
+        fp.queue(Reply(tool_calls=[('slow', {'x': i}) for i in range(4)]), "done2")
+        chat = AsyncChat(m, tools=[slow], **kw)
+        t = time.perf_counter(); await chat("go"); assert time.perf_counter()-t < 0.6
+        fp.queue(Reply("hi there", tool_calls=[('aslow', {'x': 1})]), "bye")
+        chat = AsyncChat(m, tools=[aslow], **kw)
+        items = [o async for o in await chat("go", stream=True)]
+        assert [_role(x) for x in chat.hist] == ['user', 'assistant', 'tool', 'assistant']
+        assert any(isinstance(o, dict) for o in items)
+    asyncio.run(main())
+
+def test_many_async_conversations_no_crosstalk(fake_provider):
+    fp = fake_provider
+    def responder(body, path):
+        msgs = body['messages']
+        if msgs[-1].get('role')=='tool': return f"result {msgs[-1]['content']}"
+        return Reply(tool_calls=[('add', {'a': int(msgs[-1]['content']), 'b': 1000})])
+    fp.respond_with(responder)
+    async def one(i):
+        chat = AsyncChat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+        r = await chat(str(i))
+        return chat, contents(r).content
+    async def main(): return await asyncio.gather(*(one(i) for i in range(50)))
+    res = asyncio.run(main())
+    for i,(chat,txt) in enumerate(res):
+        assert txt == f'result {i+1000}'
+        assert chat.hist[0]['content'] == str(i) and len(chat.hist) == 4
+
+def test_threads_each_with_own_chat(fake_provider):
+    fp = fake_provider
+    fp.respond_with(lambda body, path: f"echo {body['messages'][-1]['content']}")
+    out, errs = {}, []
+    def run(i):
+        try:
+            c = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+            for j in range(3): c(f"{i}-{j}")
+            out[i] = [x['content'] if isinstance(x, dict) else x.content for x in c.hist]
+        except Exception as e: errs.append(e)
+    ts = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    assert not errs
+    for i,h in out.items(): assert h == [s for j in range(3) for s in (f"{i}-{j}", f"echo {i}-{j}")]
