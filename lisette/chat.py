@@ -7,7 +7,7 @@ Docs: https://lisette-dev.github.io/lisette/chat.html.md"""
 # %% auto #0
 __all__ = ['effort', 'max_pauses', 'structured', 'add_warning', 'Chat', 'AsyncChat']
 
-# %% ../nbs/06_chat.ipynb #c9d6bd88
+# %% ../nbs/06_chat.ipynb #ea6de601
 import asyncio, json
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -27,7 +27,7 @@ from .stream import *
 from .stream import _trunc_str
 from .providers import model_info, supported_params, has_search
 
-# %% ../nbs/06_chat.ipynb #36cdff9d
+# %% ../nbs/06_chat.ipynb #4b907f3a
 def _schema(tool):
     if hasattr(tool, 'model_json_schema'):
         return {'type': 'function', 'function': {'name': tool.__name__, 'description': (tool.__doc__ or '').strip(), 'parameters': tool.model_json_schema()}}
@@ -46,7 +46,7 @@ def structured(m:str, msgs:list, tool:Callable, completefunc:Callable=completion
     if hasattr(tool, 'model_validate'): return tool.model_validate(args)
     return call_func(tool, args)
 
-# %% ../nbs/06_chat.ipynb #3bb388b0
+# %% ../nbs/06_chat.ipynb #84c19fd2
 class _Call(NamedTuple): kw: dict
 class _Tools(NamedTuple): tcs: list; schemas: list; ns: dict
 class _Out(NamedTuple): o: object
@@ -75,7 +75,7 @@ def _is_pause(r):
     blocks = nested_idx(getattr(r, '_hidden_params', None), 'original_response')
     return bool(isinstance(blocks, list) and blocks and nested_idx(blocks[-1], 'type') in ('server_tool_use', 'web_search_tool_result'))
 
-# %% ../nbs/06_chat.ipynb #4f0e02e7
+# %% ../nbs/06_chat.ipynb #ae6686c3
 class Chat:
     def __init__(
         self,
@@ -129,7 +129,7 @@ class Chat:
 
     def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, messages={len(self.hist)}, use={self.use!r})"
 
-# %% ../nbs/06_chat.ipynb #8fdc92ab
+# %% ../nbs/06_chat.ipynb #c6ba8016
 @patch
 def _place_ckpts(self:Chat, idxs):
     for m in self._ckpts: remove_cache_ckpts(m)
@@ -159,7 +159,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
     if prefill: res.append({'role': 'assistant', 'content': prefill})
     return res
 
-# %% ../nbs/06_chat.ipynb #8b8ab8c7
+# %% ../nbs/06_chat.ipynb #2d08f2df
 @patch
 def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_tokens, schemas, kwargs):
     sparams = supported_params(self.model)
@@ -175,7 +175,7 @@ def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_toke
         if (v := getattr(self, k)) is not None: kw[k] = v
     return kw | kwargs
 
-# %% ../nbs/06_chat.ipynb #e704f11a
+# %% ../nbs/06_chat.ipynb #aeed95db
 @patch
 def _tools_for(self:Chat, tools):
     if tools is None: return self.tool_schemas, self.ns
@@ -248,7 +248,7 @@ def _turn(self:Chat, msg=None, prefill=None, temp=None, think=None, search=None,
     finally:
         if not ok: self._repair(start)
 
-# %% ../nbs/06_chat.ipynb #3a7c5435
+# %% ../nbs/06_chat.ipynb #2c017113
 @patch
 def _run_tools(self:Chat, cmd):
     f = partial(_exec_tool, tool_schemas=cmd.schemas, ns=cmd.ns, tc_res=self.tc_res, tc_res_eval=self.tc_res_eval)
@@ -276,7 +276,7 @@ def _drive(self:Chat, eng, stream):
             except Exception as e: exc = e
     finally: eng.close()
 
-# %% ../nbs/06_chat.ipynb #97d45fb1
+# %% ../nbs/06_chat.ipynb #018b3d4e
 def _last_response(res): return last(o for o in res if isinstance(o, ModelResponse))
 
 @patch
@@ -298,19 +298,25 @@ def __call__(self:Chat,
     res = list(gen)
     return res if return_all else _last_response(res)
 
-# %% ../nbs/06_chat.ipynb #5e54aacd
+# %% ../nbs/06_chat.ipynb #e0cbc18c
 def _mk_pause():
     srv_tc = mk_tc("web_search", query="Solveit Answer.AI", tcid=random_tool_id().replace('toolu_', 'srvtoolu_'))
     from litellm.types.utils import Choices
     return ModelResponse(choices=[Choices.model_construct(finish_reason="pause_turn", index=0, message=mk_tc_req("Let me search for that information:", [srv_tc]))])
 
-# %% ../nbs/06_chat.ipynb #85e1a751
+# %% ../nbs/06_chat.ipynb #8f96c4fe
 class AsyncChat(Chat):
     "LiteLLM chat client (async)."
     _default_complete = staticmethod(acompletion)
 
     async def _run_tools(self, cmd):
-        return await asyncio.gather(*(_aexec_tool(tc, cmd.schemas, cmd.ns, self.tc_res, self.tc_res_eval) for tc in cmd.tcs))
+        # sync tools get a pool as wide as the round, so 8 blocking calls take as long as one
+        ex = ThreadPoolExecutor(len(cmd.tcs)) if len(cmd.tcs)>1 and self.parallel_tools else None
+        try:
+            if not self.parallel_tools: return [await _aexec_tool(tc, cmd.schemas, cmd.ns, self.tc_res, self.tc_res_eval) for tc in cmd.tcs]
+            return await asyncio.gather(*(_aexec_tool(tc, cmd.schemas, cmd.ns, self.tc_res, self.tc_res_eval, ex) for tc in cmd.tcs))
+        finally:
+            if ex: ex.shutdown(wait=False, cancel_futures=True)
 
     async def _drive(self, eng, stream):
         send, exc = None, None

@@ -42,13 +42,17 @@ def test_system_temp_and_history(proto):
 
 def test_parallel_tool_loop(proto):
     fp, m, kw = proto
-    fp.queue(Reply(tool_calls=[('slow', {'x': i}) for i in range(6)]), "done")
-    chat = Chat(m, tools=[slow], **kw)
-    t = time.perf_counter(); chat("go"); el = time.perf_counter()-t
-    assert el < 0.9, el  # one after another would take 1.2 s
+    # every call waits for all six to have started: run one after another, the first would time out the barrier
+    barrier = threading.Barrier(6, timeout=10)
+    def together(x:int):
+        "Wait for the others, then echo"
+        barrier.wait(); return x
+    fp.queue(Reply(tool_calls=[('together', {'x': i}) for i in range(6)]), "done")
+    chat = Chat(m, tools=[together], **kw)
+    chat("go")
     assert sent_tool_results(fp) == [str(i) for i in range(6)]
     names = [t.get('function', t).get('name') for t in fp.last['tools']]
-    assert names == ['slow']
+    assert names == ['together']
 
 def test_max_steps_final_prompt(proto):
     fp, m, kw = proto
@@ -131,18 +135,28 @@ def test_keyboard_interrupt_in_tool(proto):
 
 def test_async_parallel_and_stream(proto):
     fp, m, kw = proto
-    async def aslow(x:int):
-        "Async sleep then echo"
-        await asyncio.sleep(0.2); return x
     async def main():
-        fp.queue(Reply(tool_calls=[('aslow', {'x': i}) for i in range(8)]), "done")
-        chat = AsyncChat(m, tools=[aslow], **kw)
-        t = time.perf_counter(); r = await chat("go"); el = time.perf_counter()-t
-        assert el < 0.6, el
-        assert contents(r).content == 'done'
-        fp.queue(Reply(tool_calls=[('slow', {'x': i}) for i in range(4)]), "done2")
-        chat = AsyncChat(m, tools=[slow], **kw)
-        t = time.perf_counter(); await chat("go"); assert time.perf_counter()-t < 0.6
+        # concurrency shown by rendezvous, not by timing: each call waits until all have started
+        started, n = asyncio.Event(), [0]
+        async def meet(x:int):
+            "Wait until all eight calls have started, then echo"
+            n[0] += 1
+            if n[0]==8: started.set()
+            await asyncio.wait_for(started.wait(), 10); return x
+        fp.queue(Reply(tool_calls=[('meet', {'x': i}) for i in range(8)]), "done")
+        chat = AsyncChat(m, tools=[meet], **kw)
+        r = await chat("go")
+        assert contents(r).content == 'done' and sent_tool_results(fp) == [str(i) for i in range(8)]
+        barrier = threading.Barrier(4, timeout=10)  # sync tools: each in its own worker thread, never on the loop
+        def together(x:int):
+            "Wait for the other three threads, then echo"
+            barrier.wait(); return x
+        fp.queue(Reply(tool_calls=[('together', {'x': i}) for i in range(4)]), "done2")
+        chat = AsyncChat(m, tools=[together], **kw)
+        assert contents(await chat("go")).content == 'done2'
+        async def aslow(x:int):
+            "Async sleep then echo"
+            await asyncio.sleep(0.01); return x
         fp.queue(Reply("hi there", tool_calls=[('aslow', {'x': 1})]), "bye")
         chat = AsyncChat(m, tools=[aslow], **kw)
         items = [o async for o in await chat("go", stream=True)]

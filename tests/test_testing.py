@@ -1,97 +1,287 @@
-"The fake provider speaks both wire protocols well enough for litellm's real parsers, streamed and not."
-import json, socket, subprocess, sys, time, asyncio
+"The fake provider speaks both wire protocols well enough for litellm's real request building, HTTP and parsers."
+import asyncio, json, socket, subprocess, sys, time
 import httpx, litellm, pytest
-from lisette.testing import FakeProvider, Reply
+from lisette.testing import FakeProvider, Reply, Recorded, scripted_model, fake_provider
 
-def models(fp):
-    return [('openai/gpt-4o-mini', dict(api_base=fp.openai_base, api_key='k')),
-            ('anthropic/claude-sonnet-4-5', dict(api_base=fp.anthropic_base, api_key='k'))]
+litellm.suppress_debug_info = True
+OA, AN = 'openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5'
+MODELS = [OA, AN]
+TOOLS = [{'type': 'function', 'function': {'name': 'add', 'description': 'Add two numbers', 'parameters': {
+    'type': 'object', 'properties': {'a': {'type': 'integer'}, 'b': {'type': 'integer'}}, 'required': ['a', 'b']}}}]
+HI = [{'role': 'user', 'content': 'hi'}]
 
-def call(fp, m, kw, stream, **extra):
-    r = litellm.completion(m, [{'role': 'user', 'content': 'hi'}], stream=stream, num_retries=0, **kw, **extra)
+def base(fp, m): return dict(api_base=fp.openai_base if m.startswith('openai') else fp.anthropic_base, api_key='fake', num_retries=0)
+
+def call(fp, m, stream=False, msgs=HI, **kw):
+    "litellm.completion against `fp`, streamed chunks rebuilt into one response"
+    r = litellm.completion(m, msgs, stream=stream, **base(fp, m), **kw)
     return litellm.stream_chunk_builder(list(r)) if stream else r
 
-@pytest.mark.parametrize('stream', [False, True])
-def test_text_tools_thinking_usage(fake_provider, stream):
-    for m,kw in models(fake_provider):
-        fake_provider.queue(Reply("Adding.", tool_calls=[('add', {'a': 1}), ('add', {'a': 2})], thinking='hmm',
-                                  usage=dict(input=50, output=9, cache_read=20)))
-        r = call(fake_provider, m, kw, stream, stream_options={'include_usage': True} if stream else None)
-        msg = r.choices[0].message
-        assert msg.content == 'Adding.'
-        assert [json.loads(t.function.arguments) for t in msg.tool_calls] == [{'a': 1}, {'a': 2}]
-        assert r.choices[0].finish_reason == 'tool_calls'
-        assert msg.reasoning_content == 'hmm'
-        # Anthropic's input_tokens excludes cache reads (as the real API); litellm adds them back into prompt_tokens
-        assert (r.usage.prompt_tokens, r.usage.completion_tokens) == (70 if m.startswith('anthropic') else 50, 9)
-        assert r.usage.prompt_tokens_details.cached_tokens == 20
+async def acall(fp, m, stream=False, msgs=HI, **kw):
+    r = await litellm.acompletion(m, msgs, stream=stream, **base(fp, m), **kw)
+    return litellm.stream_chunk_builder([c async for c in r]) if stream else r
 
-@pytest.mark.parametrize('stop,want', [('max_tokens', 'length'), ('refusal', 'content_filter'), ('end_turn', 'stop')])
-def test_stop_reasons(fake_provider, stop, want):
-    for m,kw in models(fake_provider):
+def free_port():
+    with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
+
+both = pytest.mark.parametrize('m', MODELS, ids=['openai', 'anthropic'])
+modes = pytest.mark.parametrize('stream,aio', [(False, False), (True, False), (False, True), (True, True)],
+                                ids=['json', 'sse', 'async-json', 'async-sse'])
+
+async def run(fp, m, stream, aio, **kw): return await acall(fp, m, stream, **kw) if aio else call(fp, m, stream, **kw)
+
+# ---- content through litellm, both protocols, sync/async, JSON/SSE
+
+@both
+@modes
+async def test_text(fake_provider, m, stream, aio):
+    fake_provider.queue("Hello there, this is a longer answer in several deltas.")
+    r = await run(fake_provider, m, stream, aio)
+    assert r.choices[0].message.content == "Hello there, this is a longer answer in several deltas."
+    assert r.choices[0].finish_reason == 'stop'
+    assert fake_provider.requests[-1].path == ('/v1/chat/completions' if m==OA else '/v1/messages')
+    assert fake_provider.last['stream'] is True if stream else not fake_provider.last.get('stream')
+
+@both
+@modes
+async def test_parallel_tool_calls(fake_provider, m, stream, aio):
+    fake_provider.queue(Reply("Adding both.", tool_calls=[('add', {'a': 1, 'b': 2}), {'name': 'add', 'arguments': '{"a": 3, "b": 4}'}]))
+    r = await run(fake_provider, m, stream, aio, tools=TOOLS)
+    msg = r.choices[0].message
+    assert msg.content == 'Adding both.' and r.choices[0].finish_reason == 'tool_calls'
+    assert [(t.function.name, json.loads(t.function.arguments)) for t in msg.tool_calls] == [('add', {'a': 1, 'b': 2}), ('add', {'a': 3, 'b': 4})]
+    assert all(t.id.startswith('call_' if m==OA else 'toolu_') for t in msg.tool_calls) and len({t.id for t in msg.tool_calls}) == 2
+    assert fake_provider.last['tools'][0]['name' if m==AN else 'function']  # litellm sent the tools in the provider's format
+
+def test_tool_only_and_explicit_ids(fake_provider):
+    for m in MODELS:
         for stream in (False, True):
-            fake_provider.queue(Reply("x", stop=stop))
-            assert call(fake_provider, m, kw, stream).choices[0].finish_reason == want
+            fake_provider.queue(Reply(tool_calls=[dict(name='add', arguments={'a': 5}, id='my-id')]))
+            msg = call(fake_provider, m, stream, tools=TOOLS).choices[0].message
+            assert not msg.content and [(t.id, t.function.arguments) for t in msg.tool_calls] == [('my-id', '{"a": 5}')]
 
-def test_anthropic_thinking_blocks_and_search(fake_provider):
+def test_ids_are_deterministic(fake_provider):
+    ids = []
+    for _ in range(2):
+        fake_provider.reset()
+        fake_provider.queue(Reply(tool_calls=[('add', {'a': 1})]))
+        ids.append(call(fake_provider, AN).choices[0].message.tool_calls[0].id)
+    assert ids[0] == ids[1] == 'toolu_000000000000000000000002'  # message id 1, tool id 2
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_thinking(fake_provider, stream):
+    fake_provider.queue(Reply("Answer.", thinking='Let me think step by step.', signature='sig-123'))
+    m = call(fake_provider, AN, stream).choices[0].message
+    assert m.content == 'Answer.' and m.reasoning_content == 'Let me think step by step.'
+    assert [(b['thinking'], b['signature']) for b in m.thinking_blocks] == [('Let me think step by step.', 'sig-123')]
+    fake_provider.queue(Reply("Answer.", thinking='Reasoned.', usage={'reasoning': 3}))
+    r = call(fake_provider, OA, stream, stream_options={'include_usage': True} if stream else None)
+    assert (r.choices[0].message.reasoning_content, r.usage.completion_tokens_details.reasoning_tokens) == ('Reasoned.', 3)
+
+@both
+@pytest.mark.parametrize('stream', [False, True])
+def test_usage(fake_provider, m, stream):
+    fake_provider.queue(Reply("ok", usage=dict(input=100, output=7, cache_read=80, cache_creation=20)))
+    u = call(fake_provider, m, stream, stream_options={'include_usage': True} if stream and m==OA else None).usage
+    assert u.completion_tokens == 7 and u.prompt_tokens_details.cached_tokens == 80
+    if m==AN:  # Anthropic input_tokens excludes the cache; litellm adds reads and writes back into prompt_tokens
+        assert (u.prompt_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens) == (200, 20, 80)
+    else: assert u.prompt_tokens == 100
+    fake_provider.queue("defaults")
+    u = call(fake_provider, m, stream, stream_options={'include_usage': True} if stream and m==OA else None).usage
+    assert (u.prompt_tokens, u.completion_tokens) == (10, 5)
+
+STOPS = [('max_tokens', 'length', 'max_tokens', 'length'), ('length', 'length', 'max_tokens', 'length'),
+         ('refusal', 'content_filter', 'refusal', 'content_filter'), ('content_filter', 'content_filter', 'refusal', 'content_filter'),
+         ('pause_turn', 'stop', 'pause_turn', 'stop'), ('stop_sequence', 'stop', 'stop_sequence', 'stop'), ('stop', 'stop', 'end_turn', 'stop')]
+
+@pytest.mark.parametrize('stop,oa_wire,an_wire,want', STOPS, ids=[s[0] for s in STOPS])
+def test_stop_reasons(fake_provider, stop, oa_wire, an_wire, want):
     fp = fake_provider
-    fp.queue(Reply("Otters are mammals.", thinking='think', signature='sig1',
-                   web_search=[{'query': 'otters', 'url': 'https://example.com/o', 'title': 'Otters', 'cited_text': 'mammals'}]))
-    r = call(fp, 'anthropic/claude-sonnet-4-5', dict(api_base=fp.anthropic_base, api_key='k'), False)
-    m = r.choices[0].message
-    assert m.thinking_blocks[0]['signature'] == 'sig1'
-    assert any(tc.id.startswith('srvtoolu_') for tc in m.tool_calls or [])
+    for m in MODELS:
+        for stream in (False, True):
+            fp.queue(Reply("x", stop=stop))
+            assert call(fp, m, stream).choices[0].finish_reason == want
+    fp.queue(Reply("x", stop=stop), Reply("x", stop=stop))
+    assert httpx.post(fp.openai_base+'/chat/completions', json={'model': 'm'}).json()['choices'][0]['finish_reason'] == oa_wire
+    assert httpx.post(fp.url+'/v1/messages', json={'model': 'm'}).json()['stop_reason'] == an_wire
+
+def test_bad_reply_fails_at_construction():
+    with pytest.raises(ValueError, match='unknown stop'): Reply('x', stop='finished')
+    with pytest.raises(ValueError, match='a tool call is'): Reply(tool_calls=['add'])
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_web_search(fake_provider, stream):
+    fake_provider.queue(Reply("Otters are mammals.", web_search=[{'query': 'otters', 'url': 'https://example.com/otters',
+                                                                  'title': 'Otters', 'cited_text': 'Otters are mammals.'}]))
+    r = call(fake_provider, AN, stream)
+    m, psf = r.choices[0].message, r.choices[0].message.provider_specific_fields
+    assert m.content == 'Otters are mammals.'
+    # litellm exposes the server tool use as a `web_search` tool call, results and citations in provider_specific_fields
+    (tc,) = m.tool_calls
+    assert tc.id.startswith('srvtoolu_') and (tc.function.name, json.loads(tc.function.arguments)) == ('web_search', {'query': 'otters'})
+    assert psf['web_search_results'][0]['content'][0]['url'] == 'https://example.com/otters'
+    (cite,) = psf['citations'][0]
+    assert (cite['type'], cite['url'], cite['cited_text']) == ('web_search_result_location', 'https://example.com/otters', 'Otters are mammals.')
     assert r.usage.server_tool_use.web_search_requests == 1
 
-def test_errors(fake_provider):
+# ---- errors and faults
+
+@both
+@pytest.mark.parametrize('status,exc', [(429, litellm.RateLimitError), (400, litellm.BadRequestError),
+                                        (401, litellm.AuthenticationError), (500, litellm.InternalServerError)])
+def test_error_statuses(fake_provider, m, status, exc):
+    # litellm classifies OpenAI errors by message as well as status: a real 401 says "Incorrect API key provided"
+    msg = f'Incorrect API key provided: provider says {status}' if status == 401 else f'provider says {status}'
+    fake_provider.queue(Reply(status=status, error=msg, headers={'retry-after': '0'}))
+    t = time.perf_counter()
+    with pytest.raises(exc, match=f'provider says {status}'): call(fake_provider, m, max_retries=0)
+    assert time.perf_counter()-t < 2 and len(fake_provider.requests) == 1  # not retried
+
+@both
+@pytest.mark.parametrize('stream', [False, True])
+def test_nothing_queued_fails_fast(fake_provider, m, stream):
+    t = time.perf_counter()
+    with pytest.raises(litellm.BadRequestError, match=r'no reply queued for POST /v1/.* \(request 1\)'): call(fake_provider, m, stream)
+    assert time.perf_counter()-t < 2
+
+def test_responder_raises(fake_provider):
+    fake_provider.respond_with(lambda body, path: 1/0)
+    with pytest.raises(litellm.BadRequestError, match='responder raised ZeroDivisionError'): call(fake_provider, OA)
+
+def test_http_errors(fake_provider):
     fp = fake_provider
-    for m,kw in models(fp):
-        fp.queue(Reply(status=429, error='slow down'))
-        with pytest.raises(litellm.RateLimitError, match='slow down'): call(fp, m, kw, False)
-        fp.queue(Reply(status=400, error='bad thing'))
-        with pytest.raises(litellm.BadRequestError, match='bad thing'): call(fp, m, kw, False)
-        with pytest.raises(litellm.BadRequestError, match='no reply queued'): call(fp, m, kw, False)
-    r = httpx.post(fp.url+'/v1/chat/completions', content=b'{not json')
-    assert r.status_code == 400 and 'not valid JSON' in r.text
-    r = httpx.post(fp.url+'/nope', json={})
-    assert r.status_code == 404 and '/v1/messages' in r.text
+    for path in ('/v1/chat/completions', '/v1/messages'):
+        r = httpx.post(fp.url+path, content=b'{not json', headers={'content-type': 'application/json'})
+        assert r.status_code == 400 and 'not valid JSON' in json.dumps(r.json())
+        assert httpx.post(fp.url+path, json=[1, 2]).status_code == 400
+    r = httpx.post(fp.url+'/v1/completions', json={})
+    assert r.status_code == 404 and '/v1/completions' in r.json()['error']['message'] and '/v1/messages' in r.json()['error']['message']
+    assert httpx.get(fp.url+'/nope').status_code == 404
+    assert httpx.get(fp.url+'/health').json() == {'ok': True}
+    assert fp.requests == []  # bad requests are not recorded
 
-def test_recording_hides_secrets(fake_provider):
+def test_chunked_request_body(fake_provider):
+    fake_provider.queue('ok')
+    r = httpx.post(fake_provider.openai_base+'/chat/completions', content=iter([b'{"model": "m", ', b'"messages": []}']))
+    assert r.json()['choices'][0]['message']['content'] == 'ok' and fake_provider.last == {'model': 'm', 'messages': []}
+
+def test_faults(fake_provider):
     fp = fake_provider
-    fp.queue('ok')
-    call(fp, 'anthropic/claude-sonnet-4-5', dict(api_base=fp.anthropic_base, api_key='sk-secret-123'), False)
-    rec = fp.requests[-1]
-    assert rec.path == '/v1/messages' and rec.body['messages'][0]['content'][0]['text'] == 'hi'
-    assert 'sk-secret-123' not in repr(rec.headers)
+    fp.queue(Reply("a b c d e f g h i j k l", truncate_after=3))
+    with pytest.raises(Exception): call(fp, AN, stream=True)
+    fp.queue(Reply("a b c d e f g h i j k l", truncate_after=3))
+    with pytest.raises(Exception): call(fp, OA, stream=True)
+    fp.queue(Reply(raw=b'{"this is": "not a completion"'))
+    with pytest.raises(Exception): call(fp, OA)
+    fp.queue(Reply(raw=b'data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"raw!"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'))
+    assert call(fp, OA, stream=True).choices[0].message.content == 'raw!'
+    fp.queue(Reply('slow', delay=0.3))
+    t = time.perf_counter(); call(fp, OA)
+    assert time.perf_counter()-t >= 0.3
+    fp.queue(Reply('one two three four five six', chunks=3, chunk_delay=0.05))
+    t = time.perf_counter(); assert call(fp, AN, stream=True).choices[0].message.content == 'one two three four five six'
+    assert time.perf_counter()-t >= 0.2
 
-def test_concurrency(fake_provider):
-    fp = fake_provider.respond_with(lambda body, path: f"echo {body['messages'][-1]['content']}")
-    async def main():
-        rs = await asyncio.gather(*(litellm.acompletion('openai/gpt-4o-mini', [{'role': 'user', 'content': str(i)}],
-                                                        api_base=fp.openai_base, api_key='k') for i in range(30)))
-        return [r.choices[0].message.content for r in rs]
-    assert asyncio.run(main()) == [f'echo {i}' for i in range(30)]
+def test_many_chunks_are_fast(fake_provider):
+    # distinct chunks: litellm aborts a stream that repeats the same chunk 100+ times
+    text = ''.join(f'{i:05d}' for i in range(1000))
+    fake_provider.queue(Reply(text, chunks=5000))
+    t = time.perf_counter()
+    with httpx.stream('POST', fake_provider.openai_base+'/chat/completions', json={'model': 'm', 'stream': True}) as r:
+        events = [l for l in r.iter_lines() if l.startswith('data: ')]
+    # role, 5000 deltas, finish, [DONE]; a Nagle-delayed server would need minutes, not seconds
+    assert len(events) == 5000+3 and time.perf_counter()-t < 30
+    fake_provider.queue(Reply(text, chunks=1000))
+    assert call(fake_provider, AN, stream=True).choices[0].message.content == text
 
-def test_truncated_stream_raises(fake_provider):
+# ---- recording, scripting, lifecycle
+
+def test_recording_masks_secrets(fake_provider):
     fp = fake_provider
-    fp.queue(Reply("a b c d e f g h", truncate_after=3))
-    with pytest.raises(Exception): call(fp, 'anthropic/claude-sonnet-4-5', dict(api_base=fp.anthropic_base, api_key='k'), True)
+    fp.queue('ok', 'ok')
+    litellm.completion(AN, HI, api_base=fp.anthropic_base, api_key='sk-ant-secret-123')
+    litellm.completion(OA, HI, api_base=fp.openai_base, api_key='sk-oai-secret-456')
+    an, oa = fp.requests
+    assert isinstance(an, Recorded) and an.headers['x-api-key'] == '***' and oa.headers['authorization'] == '***'
+    assert 'secret' not in repr(fp.requests) and 'anthropic-version' in an.headers
+    assert an.body['messages'] == [{'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}]}] and oa.body['messages'] == HI
+    assert fp.bodies == [an.body, oa.body] and fp.last is oa.body
+    fp.queue('unused'); fp.respond_with(scripted_model); fp.reset()
+    assert (fp.requests, fp.pending, fp.last) == ([], 0, None)
+    with pytest.raises(litellm.BadRequestError, match='no reply queued'): call(fp, OA)  # reset also removed the responder
 
-def test_shell(tmp_path):
-    with socket.socket() as s: s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]
-    p = subprocess.Popen([sys.executable, '-m', 'lisette.testing', '--port', str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+def test_queue_before_responder(fake_provider):
+    fake_provider.queue('queued').respond_with(lambda body, path: Reply('from fn'))
+    assert [call(fake_provider, OA).choices[0].message.content for _ in range(3)] == ['queued', 'from fn', 'from fn']
+
+async def test_concurrency(fake_provider):
+    def text(c): return c if isinstance(c, str) else ''.join(b.get('text', '') for b in c)  # Anthropic sends blocks
+    fp = fake_provider.respond_with(lambda body, path: f"echo {text(body['messages'][-1]['content'])}")
+    async def one(i):
+        m = MODELS[i%2]
+        r = await litellm.acompletion(m, [{'role': 'user', 'content': str(i)}], stream=i%4>1, **base(fp, m))
+        if i%4>1: r = litellm.stream_chunk_builder([c async for c in r])
+        return r.choices[0].message.content
+    assert await asyncio.gather(*map(one, range(60))) == [f'echo {i}' for i in range(60)]
+    assert len(fp.requests) == 60
+
+def test_scripted_model_tool_loop(fake_provider):
+    fake_provider.respond_with(scripted_model)
+    for m in MODELS:
+        msgs = [{'role': 'user', 'content': 'What is 2+3?'}]
+        r = call(fake_provider, m, msgs=msgs, tools=TOOLS)
+        (tc,) = r.choices[0].message.tool_calls
+        assert (tc.function.name, json.loads(tc.function.arguments)) == ('add', {'a': 2, 'b': 3})
+        msgs += [r.choices[0].message.model_dump(), {'role': 'tool', 'tool_call_id': tc.id, 'content': '5'}]
+        r = call(fake_provider, m, stream=True, msgs=msgs, tools=TOOLS)
+        assert r.choices[0].message.content == '(scripted local model, not a real LLM) The tool returned 5.'
+        assert 'You said: plain' in call(fake_provider, m, msgs=[{'role': 'user', 'content': 'plain'}]).choices[0].message.content
+
+def test_lifecycle():
+    port = free_port()
+    with FakeProvider(port=port) as fp:
+        assert (fp.url, fp.openai_base, fp.anthropic_base) == (f'http://127.0.0.1:{port}', f'http://127.0.0.1:{port}/v1', f'http://127.0.0.1:{port}')
+        fp.queue(Reply('slow', delay=5))
+        with httpx.Client() as c:
+            assert c.get(fp.url+'/health').status_code == 200  # a kept-alive connection
+            err = []
+            def slow():
+                try: c.post(fp.openai_base+'/chat/completions', json={'model': 'm'}, timeout=10)
+                except httpx.HTTPError as e: err.append(e)
+            import threading
+            th = threading.Thread(target=slow); th.start(); time.sleep(0.1)
+            t = time.perf_counter(); fp.stop()
+            assert time.perf_counter()-t < 0.5
+            th.join(2); assert not th.is_alive() and err  # the in-flight request is cut off, not left hanging
+        with pytest.raises(httpx.ConnectError): httpx.get(fp.url+'/health')
+    fp.stop()  # stopping twice is harmless
+    assert fake_provider.__name__ == 'fake_provider'
+
+def test_shell():
+    port = free_port()
+    p = subprocess.Popen([sys.executable, '-m', 'lisette.testing', '--port', str(port)], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
     try:
         base = f'http://127.0.0.1:{port}'
-        for _ in range(100):
+        for _ in range(300):
             try:
                 if httpx.get(base+'/health').status_code == 200: break
             except httpx.HTTPError: time.sleep(0.05)
-        r = httpx.post(base+'/v1/chat/completions', json={'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}]}).json()
-        assert 'scripted local model' in r['choices'][0]['message']['content']
-        r = httpx.post(base+'/v1/messages', json={'model': 'm', 'max_tokens': 10, 'messages': [{'role': 'user', 'content': 'hi'}]}).json()
-        assert r['content'][0]['type'] == 'text' and r['stop_reason'] == 'end_turn'
-        body = httpx.post(base+'/v1/chat/completions', json={'model': 'm', 'stream': True, 'messages': [{'role': 'user', 'content': 'hi'}]}).text
-        assert body.rstrip().endswith('data: [DONE]')
-        body = httpx.post(base+'/v1/messages', json={'model': 'm', 'stream': True, 'messages': [{'role': 'user', 'content': 'hi'}]}).text
-        assert 'event: message_stop' in body
-    finally: p.terminate(); p.wait(5)
+        else: pytest.fail('fake provider did not start')
+        msgs = [{'role': 'user', 'content': 'hi'}]
+        r = httpx.post(base+'/v1/chat/completions', json={'model': 'm', 'messages': msgs}).json()
+        assert r['object'] == 'chat.completion' and r['choices'][0]['message']['content'] == '(scripted local model, not a real LLM) You said: hi'
+        r = httpx.post(base+'/v1/messages', json={'model': 'm', 'max_tokens': 10, 'messages': msgs, 'tools': [
+            {'name': 'add', 'input_schema': {'type': 'object', 'properties': {'a': {'type': 'integer'}}}}]}).json()
+        assert r['stop_reason'] == 'tool_use' and r['content'][-1]['input'] == {'a': 2}
+        body = httpx.post(base+'/v1/chat/completions', json={'model': 'm', 'stream': True, 'messages': msgs}).text
+        assert body.startswith('data: {') and body.rstrip().endswith('data: [DONE]')
+        deltas = [json.loads(l[6:])['choices'][0]['delta'].get('content') or '' for l in body.splitlines()
+                  if l.startswith('data: {')]
+        assert ''.join(deltas).endswith('You said: hi')
+        body = httpx.post(base+'/v1/messages', json={'model': 'm', 'stream': True, 'messages': msgs}).text
+        assert body.startswith('event: message_start') and body.rstrip().endswith('data: {"type": "message_stop"}')
+    finally:
+        p.terminate(); out = p.communicate(timeout=5)[0]
+    assert f'{base}/v1' in out and 'curl' in out and 'scripted local model' in out
