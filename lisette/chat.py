@@ -7,7 +7,7 @@ Docs: https://lisette-dev.github.io/lisette/chat.html.md"""
 # %% auto #0
 __all__ = ['effort', 'max_pauses', 'structured', 'add_warning', 'Chat', 'AsyncChat']
 
-# %% ../nbs/06_chat.ipynb #ea6de601
+# %% ../nbs/06_chat.ipynb #68ac0961
 import asyncio, json
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -25,9 +25,9 @@ from .tools import _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, _tc_name, 
 from .usage import UsageStats
 from .stream import *
 from .stream import _trunc_str
-from .providers import model_info, supported_params, has_search
+from .providers import model_info, supported_params, has_search, adapt_request
 
-# %% ../nbs/06_chat.ipynb #4b907f3a
+# %% ../nbs/06_chat.ipynb #d9123c74
 def _schema(tool):
     if hasattr(tool, 'model_json_schema'):
         return {'type': 'function', 'function': {'name': tool.__name__, 'description': (tool.__doc__ or '').strip(), 'parameters': tool.model_json_schema()}}
@@ -46,7 +46,7 @@ def structured(m:str, msgs:list, tool:Callable, completefunc:Callable=completion
     if hasattr(tool, 'model_validate'): return tool.model_validate(args)
     return call_func(tool, args)
 
-# %% ../nbs/06_chat.ipynb #84c19fd2
+# %% ../nbs/06_chat.ipynb #d6c329e9
 class _Call(NamedTuple): kw: dict
 class _Tools(NamedTuple): tcs: list; schemas: list; ns: dict
 class _Out(NamedTuple): o: object
@@ -75,7 +75,7 @@ def _is_pause(r):
     blocks = nested_idx(getattr(r, '_hidden_params', None), 'original_response')
     return bool(isinstance(blocks, list) and blocks and nested_idx(blocks[-1], 'type') in ('server_tool_use', 'web_search_tool_result'))
 
-# %% ../nbs/06_chat.ipynb #ae6686c3
+# %% ../nbs/06_chat.ipynb #0ac2bd1e
 class Chat:
     def __init__(
         self,
@@ -129,7 +129,7 @@ class Chat:
 
     def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, messages={len(self.hist)}, use={self.use!r})"
 
-# %% ../nbs/06_chat.ipynb #c6ba8016
+# %% ../nbs/06_chat.ipynb #ce1db02e
 @patch
 def _place_ckpts(self:Chat, idxs):
     for m in self._ckpts: remove_cache_ckpts(m)
@@ -159,7 +159,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
     if prefill: res.append({'role': 'assistant', 'content': prefill})
     return res
 
-# %% ../nbs/06_chat.ipynb #2d08f2df
+# %% ../nbs/06_chat.ipynb #5e9a1c85
 @patch
 def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_tokens, schemas, kwargs):
     sparams = supported_params(self.model)
@@ -173,9 +173,9 @@ def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_toke
     if stream: kw |= dict(stream=True, stream_options={'include_usage': True})
     for k in ('api_base', 'api_key', 'extra_headers'):
         if (v := getattr(self, k)) is not None: kw[k] = v
-    return kw | kwargs
+    return adapt_request(kw | kwargs)
 
-# %% ../nbs/06_chat.ipynb #aeed95db
+# %% ../nbs/06_chat.ipynb #463684cf
 @patch
 def _tools_for(self:Chat, tools):
     if tools is None: return self.tool_schemas, self.ns
@@ -248,7 +248,7 @@ def _turn(self:Chat, msg=None, prefill=None, temp=None, think=None, search=None,
     finally:
         if not ok: self._repair(start)
 
-# %% ../nbs/06_chat.ipynb #2c017113
+# %% ../nbs/06_chat.ipynb #d90d3c16
 @patch
 def _run_tools(self:Chat, cmd):
     f = partial(_exec_tool, tool_schemas=cmd.schemas, ns=cmd.ns, tc_res=self.tc_res, tc_res_eval=self.tc_res_eval)
@@ -276,7 +276,7 @@ def _drive(self:Chat, eng, stream):
             except Exception as e: exc = e
     finally: eng.close()
 
-# %% ../nbs/06_chat.ipynb #018b3d4e
+# %% ../nbs/06_chat.ipynb #0a2c3d2f
 def _last_response(res): return last(o for o in res if isinstance(o, ModelResponse))
 
 @patch
@@ -298,13 +298,13 @@ def __call__(self:Chat,
     res = list(gen)
     return res if return_all else _last_response(res)
 
-# %% ../nbs/06_chat.ipynb #e0cbc18c
+# %% ../nbs/06_chat.ipynb #7b763eff
 def _mk_pause():
     srv_tc = mk_tc("web_search", query="Solveit Answer.AI", tcid=random_tool_id().replace('toolu_', 'srvtoolu_'))
     from litellm.types.utils import Choices
     return ModelResponse(choices=[Choices.model_construct(finish_reason="pause_turn", index=0, message=mk_tc_req("Let me search for that information:", [srv_tc]))])
 
-# %% ../nbs/06_chat.ipynb #8f96c4fe
+# %% ../nbs/06_chat.ipynb #e59678bb
 class AsyncChat(Chat):
     "LiteLLM chat client (async)."
     _default_complete = staticmethod(acompletion)

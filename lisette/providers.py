@@ -6,14 +6,14 @@ Docs: https://lisette-dev.github.io/lisette/providers.html.md"""
 
 # %% auto #0
 __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt54m', 'codex55', 'codex53spark', 'kimi',
-           'qwen3p6p', 'dsf', 'dsp', 'model_info', 'supported_params', 'has_search']
+           'qwen3p6p', 'dsf', 'dsp', 'model_info', 'supported_params', 'has_search', 'adapt_request']
 
-# %% ../nbs/04_providers.ipynb #b4896992
+# %% ../nbs/04_providers.ipynb #fe16f6a7
 import litellm
 from fastcore.utils import *
 from .usage import quiet_litellm
 
-# %% ../nbs/04_providers.ipynb #d3547aa0
+# %% ../nbs/04_providers.ipynb #0e50e6c8
 haik45 = 'claude-haiku-4-5'
 sonn45 = 'claude-sonnet-4-5'
 sonn46 = sonn = 'claude-sonnet-4-6'
@@ -25,7 +25,7 @@ kimi = 'fireworks_ai/accounts/fireworks/models/kimi-k2p6'
 qwen3p6p = 'fireworks_ai/accounts/fireworks/models/qwen3p6-plus'
 dsf, dsp = 'deepseek/deepseek-v4-flash', 'deepseek/deepseek-v4-pro'
 
-# %% ../nbs/04_providers.ipynb #9727eaa1
+# %% ../nbs/04_providers.ipynb #db13968d
 def model_info(m):
     "litellm's model info for `m`, or `{}` when litellm doesn't know it"
     try:
@@ -42,3 +42,7 @@ def has_search(m):
     "Does model `m` support web search (`web_search_options`)?"
     i = model_info(m)
     return bool(i.get('supports_web_search') or i.get('search_context_cost_per_query'))
+
+def adapt_request(kw:dict)->dict:
+    "Provider-specific adjustments to the litellm kwargs `kw` a `Chat` is about to send (the one place for them)"
+    return kw
