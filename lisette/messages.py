@@ -6,16 +6,17 @@ Docs: https://lisette-dev.github.io/lisette/messages.html.md"""
 
 # %% auto #0
 __all__ = ['tool_dtls_tag', 're_tools', 'token_dtls_tag', 're_token', 'max_cache_ckpts', 'patch_litellm', 'random_tool_id',
-           'contents', 'stop_reason', 'remove_cache_ckpts', 'mk_msg', 'split_tools', 'fmt2hist', 'mk_msgs']
+           'contents', 'stop_reason', 'remove_cache_ckpts', 'mk_msg', 'split_tools', 'fmt2hist', 'MessageFormatError',
+           'check_msg', 'mk_msgs']
 
-# %% ../nbs/01_messages.ipynb #182fb155
+# %% ../nbs/01_messages.ipynb #cf5d62e7
 import base64, json, random, re, string
 from fastcore.utils import *
 from fastcore.funccall import detect_mime
 from litellm import ModelResponse, ModelResponseStream, Message
 from litellm.types.utils import ModelResponseBase, ChatCompletionMessageToolCall, Function
 
-# %% ../nbs/01_messages.ipynb #fb8cea69
+# %% ../nbs/01_messages.ipynb #d5786a09
 _fixed_id, _fixed_created = 'chatcmpl-xxx', 1000000000
 
 def _fixed_setattr(self, name, value):
@@ -34,12 +35,12 @@ def patch_litellm(seed:int=0):
         ModelResponseBase.__setattr__ = _fixed_setattr
     if seed is not None: random.seed(seed)
 
-# %% ../nbs/01_messages.ipynb #75921230
+# %% ../nbs/01_messages.ipynb #141339f9
 def random_tool_id():
     "Generate a random tool ID with 'toolu_' prefix"
     return 'toolu_' + ''.join(random.choices(string.ascii_letters+string.digits, k=25))
 
-# %% ../nbs/01_messages.ipynb #ae8ec9d9
+# %% ../nbs/01_messages.ipynb #7f329f4a
 def contents(r):
     "Get message object from response `r`."
     return r.choices[0].message
@@ -48,7 +49,7 @@ def stop_reason(r):
     "The finish reason of response `r` (e.g. 'stop', 'tool_calls', 'length', 'content_filter')"
     return r.choices[0].finish_reason
 
-# %% ../nbs/01_messages.ipynb #8035a2e4
+# %% ../nbs/01_messages.ipynb #d6704fdb
 def _tc_line(tc): return f"🔧 {nested_idx(tc,'function','name')}({nested_idx(tc,'function','arguments')})"
 
 def _img_md(img):
@@ -67,7 +68,7 @@ def _repr_markdown_(self:ModelResponse):
     dets = '\n'.join(dets)
     return f"{res}\n\n<details>\n\n{dets}\n\n</details>"
 
-# %% ../nbs/01_messages.ipynb #2b914367
+# %% ../nbs/01_messages.ipynb #f3e76c79
 _media_prefixes = ('image/', 'application/pdf', 'audio/', 'video/')
 
 def _data_url(data, mtype): return f"data:{mtype};base64,{base64.b64encode(data).decode()}"
@@ -88,7 +89,7 @@ def _mk_content(o):
     if isinstance(o, dict): return o
     raise TypeError(f"Cannot make a message part from {type(o).__name__}: use str, bytes, or a content-part dict.")
 
-# %% ../nbs/01_messages.ipynb #cf0e4b5d
+# %% ../nbs/01_messages.ipynb #6ada78fb
 def _cc(ttl=None): return {'type': 'ephemeral', **({'ttl': ttl} if ttl else {})}
 
 def _as_dict(msg): return msg if isinstance(msg, dict) else dict(msg)
@@ -132,7 +133,7 @@ def remove_cache_ckpts(msg):
             if isinstance(o, dict): o.pop('cache_control', None)
     return msg
 
-# %% ../nbs/01_messages.ipynb #f1a97618
+# %% ../nbs/01_messages.ipynb #ec050a0c
 def mk_msg(
     content, # Content: str, bytes (image), list of mixed content, or dict w 'role' and 'content' fields
     role:str='user', # Message role if content isn't already a dict/Message
@@ -151,7 +152,7 @@ def mk_msg(
     msg = {'role': role, 'content': c}
     return _add_cache_control(msg, ttl) if cache else msg
 
-# %% ../nbs/01_messages.ipynb #fc526508
+# %% ../nbs/01_messages.ipynb #9be1caad
 tool_dtls_tag = "<details class='tool-usage-details' markdown='1'>"
 re_tools = re.compile(fr"^({tool_dtls_tag}\n*(<summary>.*?</summary>\n*)?```json\n+(.*?)\n+```\n+</details>)",
                       flags=re.DOTALL|re.MULTILINE)
@@ -159,7 +160,7 @@ token_dtls_tag = "<details class='token-usage-details' markdown='1'>"
 re_token = re.compile(fr"^{token_dtls_tag}.*?</details>\n*", flags=re.DOTALL|re.MULTILINE)
 _re_pending = re.compile(r"^\s*- ⏳ <code>.*?</code> ⏳\s*$", flags=re.MULTILINE)
 
-# %% ../nbs/01_messages.ipynb #41021412
+# %% ../nbs/01_messages.ipynb #ed4949be
 def split_tools(s):
     "Split formatted output into (text, summary, tooljson) chunks"
     parts = re_tools.split(re_token.sub('', s))
@@ -182,7 +183,7 @@ def _tr_from_block(d):
     return {'role': 'tool', 'tool_call_id': d['id'], 'name': d['call']['function'],
             'content': res if isinstance(res, (str, list)) else json.dumps(res)}
 
-# %% ../nbs/01_messages.ipynb #2340714a
+# %% ../nbs/01_messages.ipynb #971efb0e
 def fmt2hist(outp:str)->list:
     "Transform a formatted output into a LiteLLM compatible history"
     hist, pending, cur = [], 0, None
@@ -212,7 +213,43 @@ def _group_results(hist):
         for tc in (m.tool_calls or []): res.append(first(o for o in hist if isinstance(o, dict) and o.get('tool_call_id')==tc.id))
     return res
 
-# %% ../nbs/01_messages.ipynb #283b2892
+# %% ../nbs/01_messages.ipynb #03d0c491
+class MessageFormatError(ValueError):
+    "A message in the wrong shape; `index` and `field` say where"
+    def __init__(self, msg, index=None, field=None): super().__init__(msg); self.index, self.field = index, field
+
+_msg_roles = ('system', 'developer', 'user', 'assistant', 'tool', 'function')
+
+def _shape_problem(m, need_ids=True):
+    "(field, problem) for the first shape problem of message `m`, or None"
+    role, c, tcs = _get(m, 'role'), _get(m, 'content'), _get(m, 'tool_calls')
+    if role not in _msg_roles: return 'role', f"is {role!r}; use one of {', '.join(map(repr, _msg_roles[:5]))}"
+    if need_ids and role=='tool' and not (isinstance(_get(m, 'tool_call_id'), str) and _get(m, 'tool_call_id')):
+        return 'tool_call_id', "is missing: a tool message answers one tool call, so give the `id` of the call it answers"
+    if tcs:
+        if role!='assistant': return 'tool_calls', f"is on a {role!r} message; only assistant messages request tool calls"
+        if not isinstance(tcs, list): return 'tool_calls', f"is a {type(tcs).__name__}; give a list of tool calls"
+        for j,tc in enumerate(tcs):
+            if not (isinstance(_get(tc, 'id'), str) and isinstance(nested_idx(tc, 'function', 'name'), str)):
+                return f'tool_calls[{j}]', "needs an 'id' and a 'function' with a 'name' (and JSON 'arguments')"
+    if c is None: return None if role=='assistant' else ('content', "is missing")
+    if isinstance(c, str): return None
+    if not isinstance(c, list): return 'content', f"is a {type(c).__name__}; use a str or a list of content parts (dicts with a 'type')"
+    for j,p in enumerate(c):
+        if not (isinstance(p, dict) and isinstance(p.get('type'), str)):
+            return f'content[{j}]', f"is {type(p).__name__} {str(p)[:40]!r}; a content part is a dict with a 'type', e.g. {{'type': 'text', 'text': ...}}"
+        if p['type']=='text' and not isinstance(p.get('text'), str): return f'content[{j}].text', "must be a str"
+
+def check_msg(m, i=None, need_ids=True):
+    "Raise `MessageFormatError` naming message `i` and the field if `m` is not a valid litellm message; return `m`"
+    if not isinstance(m, (dict, Message)):
+        raise MessageFormatError(f"message {i}: is a {type(m).__name__}; a message is a dict with 'role' and 'content' (or a litellm Message)", i)
+    if pr := _shape_problem(m, need_ids):
+        f, problem = pr
+        raise MessageFormatError(f"message {i}: {f!r} {problem}" if i is not None else f"message: {f!r} {problem}", i, f)
+    return m
+
+# %% ../nbs/01_messages.ipynb #b13aaf0e
 max_cache_ckpts = 4
 
 def _ckpt_targets(msgs, cache_idxs, mx=max_cache_ckpts):
@@ -246,7 +283,8 @@ def mk_msgs(
     if msgs is None: return []
     if not isinstance(msgs, list): msgs = [msgs]
     res, role = [], 'user'
-    for o in msgs:
+    for i,o in enumerate(msgs):
+        if isinstance(o, (dict, Message)): check_msg(o, i, need_ids=False)
         for m in (fmt2hist(o) if o.__class__ is str and tool_dtls_tag in o else (o,)):
             msg = {'role': role, 'content': m} if m.__class__ is str else remove_cache_ckpts(mk_msg(m, role=role))
             res.append(msg)
