@@ -2,7 +2,8 @@
 import asyncio, json, threading, time
 import pytest
 from lisette import *
-from lisette.chat import _final_prompt, _interrupted
+from lisette.chat import _final_prompt, _interrupted, MissingApiKeyError, CostLimitError
+import litellm
 from lisette.messages import _role
 from lisette.testing import Reply
 
@@ -196,3 +197,67 @@ def test_threads_each_with_own_chat(fake_provider):
     for t in ts: t.join()
     assert not errs
     for i,h in out.items(): assert h == [s for j in range(3) for s in (f"{i}-{j}", f"echo {i}-{j}")]
+
+# ---- provider errors: retries with backoff, client errors raised, missing keys named
+
+def test_rate_limit_and_5xx_retried(proto):
+    fp, m, kw = proto
+    for stream in (False, True):
+        fp.reset()
+        fp.queue(Reply(status=429, error='slow down', headers={'retry-after': '0'}),
+                 Reply(status=500, error='oops', headers={'retry-after': '0'}), "made it")
+        chat = Chat(m, **kw)
+        r = chat("hi", stream=stream)
+        if stream: r = [o for o in r if isinstance(o, litellm.ModelResponse)][-1]
+        assert contents(r).content == 'made it' and len(fp.requests) == 3
+        assert [_role(x) for x in chat.hist] == ['user', 'assistant']
+
+def test_async_retry(proto):
+    fp, m, kw = proto
+    fp.queue(Reply(status=503, error='overloaded', headers={'retry-after': '0'}), "ok")
+    async def main(): return await AsyncChat(m, **kw)("hi")
+    assert contents(asyncio.run(main())).content == 'ok' and len(fp.requests) == 2
+
+def test_client_error_not_retried_and_retries_bounded(proto):
+    fp, m, kw = proto
+    fp.queue(Reply(status=400, error='your request is bad'))
+    chat = Chat(m, **kw)
+    with pytest.raises(litellm.BadRequestError, match='your request is bad'): chat("hi")
+    assert len(fp.requests) == 1 and chat.hist == []
+    fp.reset()
+    fp.queue(*[Reply(status=503, error='still overloaded', headers={'retry-after': '0'})]*3)
+    with pytest.raises(litellm.ServiceUnavailableError, match='still overloaded'): Chat(m, retries=2, **kw)("hi")
+    assert len(fp.requests) == 3  # first try + 2 retries
+
+def test_stream_failing_midway_not_retried(proto):
+    fp, m, kw = proto
+    fp.queue(Reply("one two three four five six seven eight nine ten", truncate_after=4), "never sent")
+    chat = Chat(m, **kw)
+    with pytest.raises(Exception): list(chat("count", stream=True))
+    assert len(fp.requests) == 1 and chat.hist == []
+    fp.reset(); fp.queue("fine")
+    assert contents(chat("again")).content == 'fine'
+
+def test_missing_key_named(proto, monkeypatch):
+    fp, m, kw = proto
+    for k in ('OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'): monkeypatch.delenv(k, raising=False)
+    var = 'OPENAI_API_KEY' if m.startswith('openai') else 'ANTHROPIC_API_KEY'
+    chat = Chat(m, api_base=kw['api_base'])
+    with pytest.raises(MissingApiKeyError, match=f'set {var}.* or pass api_key='): chat("hi")
+    assert len(fp.requests) == 0 and chat.hist == []
+
+# ---- spending limit
+
+def test_max_cost(proto):
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2})], usage={'input': 400_000, 'output': 100}), "wrapped up")
+    chat = Chat(m, tools=[add], max_cost=0.01, **kw)
+    r = chat("add forever", max_steps=10)
+    assert 'Spending limit reached' in contents(r).content and chat.hist[-2] == _final_prompt
+    assert fp.last['tool_choice'] in ('none', {'type': 'none'})
+    assert chat.use.cost >= 0.01
+    n = len(fp.requests)
+    with pytest.raises(CostLimitError, match='max_cost'): chat("more")
+    assert len(fp.requests) == n and chat.hist[-1].content.startswith('wrapped up')
+    chat.max_cost = None; fp.queue("ok again")
+    assert contents(chat("more")).content == 'ok again'
