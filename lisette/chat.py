@@ -8,8 +8,8 @@ Docs: https://lisette-dev.github.io/lisette/chat.html.md"""
 __all__ = ['effort', 'max_pauses', 'retry_backoff', 'retry_max_wait', 'structured', 'add_warning', 'CostLimitError',
            'MissingApiKeyError', 'Chat', 'AsyncChat']
 
-# %% ../nbs/06_chat.ipynb #5b1f824e
-import asyncio, json, random, time
+# %% ../nbs/06_chat.ipynb #1493c065
+import asyncio, json, random, time, warnings
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import NamedTuple, Optional, Callable
@@ -27,8 +27,9 @@ from .usage import UsageStats, quiet_litellm
 from .stream import *
 from .stream import _trunc_str
 from .providers import model_info, supported_params, has_search, adapt_request
+from .history import check_hist, repair_hist, HistoryError, unresolved_tool_calls, interrupted_result
 
-# %% ../nbs/06_chat.ipynb #8acc9f13
+# %% ../nbs/06_chat.ipynb #d4ff0144
 def _schema(tool):
     if hasattr(tool, 'model_json_schema'):
         return {'type': 'function', 'function': {'name': tool.__name__, 'description': (tool.__doc__ or '').strip(), 'parameters': tool.model_json_schema()}}
@@ -47,7 +48,7 @@ def structured(m:str, msgs:list, tool:Callable, completefunc:Callable=completion
     if hasattr(tool, 'model_validate'): return tool.model_validate(args)
     return call_func(tool, args)
 
-# %% ../nbs/06_chat.ipynb #374829f3
+# %% ../nbs/06_chat.ipynb #0c30d741
 class _Call(NamedTuple): kw: dict
 class _Tools(NamedTuple): tcs: list; schemas: list; ns: dict
 class _Out(NamedTuple): o: object
@@ -58,7 +59,7 @@ def _effort(o): return effort.get(o, o) if isinstance(o, str) else 'medium'
 
 _final_prompt = {'role': 'user', 'content': 'You have used all your tool calls for this turn. Please summarize your findings. If you did not complete your goal, tell the user what further work is needed. You may use tools again on the next user message.'}
 _cwe_msg = "ContextWindowExceededError: Do no more tool calls and complete your response now. Inform user that you ran out of context and explain what the cause was. This is the response to this tool call, truncated if needed: "
-_interrupted = "Tool call interrupted: the turn was cancelled before this tool returned a result."
+_interrupted = interrupted_result
 max_pauses = 5
 
 def add_warning(r, msg):
@@ -83,7 +84,7 @@ def _is_pause(r):
     blocks = nested_idx(getattr(r, '_hidden_params', None), 'original_response')
     return bool(isinstance(blocks, list) and blocks and nested_idx(blocks[-1], 'type') in ('server_tool_use', 'web_search_tool_result'))
 
-# %% ../nbs/06_chat.ipynb #57947939
+# %% ../nbs/06_chat.ipynb #5c93941c
 _retryable = (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError,
               litellm.APIConnectionError, litellm.Timeout)
 retry_backoff, retry_max_wait = 0.5, 30.
@@ -111,7 +112,7 @@ def _retry_delay(e, attempt, waited, retries):
     if d is None: d = retry_backoff * 2**attempt * (0.75+random.random()/2)
     return d if waited+d<=retry_max_wait else None
 
-# %% ../nbs/06_chat.ipynb #589238fc
+# %% ../nbs/06_chat.ipynb #5eaed67a
 class Chat:
     def __init__(
         self,
@@ -139,6 +140,7 @@ class Chat:
         parallel_tools:bool=True, # Run the tool calls of one round concurrently
         retries:int=3, # Retry rate limits and server errors this many times, with backoff
         max_cost:float=None, # Spending limit in $ for this chat: then tools go off, the model wraps up, later turns raise
+        repair:bool=False, # Repair an invalid `hist` (answer dangling calls, drop orphans, ...) instead of raising
     ):
         "LiteLLM chat client."
         self.tools = listify(tools)
@@ -148,14 +150,20 @@ class Chat:
         self.completefunc = ifnone(completefunc, self._default_complete)
         self.callkw = callkw or {}
         self.use, self.last_use, self._ckpts = UsageStats(), UsageStats(), []
-        store_attr('model,sp,temp,search,cache,cache_idxs,ttl,api_base,api_key,extra_headers,tc_res_eval,markup,tool_reminder,max_tokens,stream,parallel_tools,retries,max_cost')
+        store_attr('model,sp,temp,search,cache,cache_idxs,ttl,api_base,api_key,extra_headers,tc_res_eval,markup,tool_reminder,max_tokens,stream,parallel_tools,retries,max_cost,repair')
         self.hist = hist
 
     _default_complete = staticmethod(completion)
     @property
     def hist(self): return self._hist
     @hist.setter
-    def hist(self, v): self._hist, self._ckpts = mk_msgs(v), []
+    def hist(self, v):
+        h = mk_msgs(v)
+        if not getattr(self, 'repair', False): check_hist(h, pending_ok=True)
+        else:
+            h, self.repairs = repair_hist(h, pending_ok=True)
+            if self.repairs: warnings.warn("Chat repaired its history:\n" + '\n'.join(self.repairs), stacklevel=3)
+        self._hist, self._ckpts = h, []
     @property
     def tools(self): return self._tools
     @tools.setter
@@ -167,7 +175,7 @@ class Chat:
 
     def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, messages={len(self.hist)}, use={self.use!r})"
 
-# %% ../nbs/06_chat.ipynb #093a2ebc
+# %% ../nbs/06_chat.ipynb #318bc7d8
 @patch
 def _place_ckpts(self:Chat, idxs):
     for m in self._ckpts: remove_cache_ckpts(m)
@@ -197,7 +205,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
     if prefill: res.append({'role': 'assistant', 'content': prefill})
     return res
 
-# %% ../nbs/06_chat.ipynb #d8431e88
+# %% ../nbs/06_chat.ipynb #850ddc5e
 @patch
 def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_tokens, schemas, kwargs):
     sparams = supported_params(self.model)
@@ -214,7 +222,7 @@ def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_toke
     if self.retries and self.completefunc in (completion, acompletion): kw['max_retries'] = 0  # ours, not the SDK's
     return adapt_request(kw | kwargs)
 
-# %% ../nbs/06_chat.ipynb #b94aef8e
+# %% ../nbs/06_chat.ipynb #9a79667f
 @patch
 def _tools_for(self:Chat, tools):
     if tools is None: return self.tool_schemas, self.ns
@@ -229,6 +237,11 @@ def _after_response(self:Chat, r, prefill):
     u = UsageStats.from_response(r, self.markup)
     self.use += u; self.last_use += u
     return m
+
+@patch
+def _max_hist_ckpts(self:Chat):
+    "Checkpoints the history may carry: 4, less one when the system prompt has one"
+    return max_cache_ckpts - bool(self.cache and self.sp and 0 in self.cache_idxs and _cache_ok(self.model))
 
 @patch
 def _repair(self:Chat, start):
@@ -253,9 +266,15 @@ def _turn(self:Chat, msg=None, prefill=None, temp=None, think=None, search=None,
     schemas, ns = self._tools_for(tools)
     self.last_use, over_cost = UsageStats(), False
     try:
+        if msg is None and (pend := _filter_srvtools(unresolved_tool_calls(self._hist))):
+            # resume an interrupted loop: run the calls still waiting for results, then go on
+            pairs = yield _Tools(pend, schemas, ns)
+            self._hist += [tr for _,tr in pairs]
+            for _,tr in pairs: yield _Out(tr)
         msgs = self._prep_msg(msg, prefill)
         while True:
             kw = self._request(msgs, temp, think, search, stream, tool_choice, max_tokens, schemas, kwargs)
+            if not attempt: check_hist(self._hist, start=min(start, len(self._hist)), max_ckpts=self._max_hist_ckpts())
             if stream and prefill and not attempt: yield _Out(mk_stream_chunk(content=prefill, role='assistant'))
             try: r = yield _Call(kw)
             except (litellm.AuthenticationError, *_retryable) as e:
@@ -302,7 +321,7 @@ def _turn(self:Chat, msg=None, prefill=None, temp=None, think=None, search=None,
     finally:
         if not ok: self._repair(start)
 
-# %% ../nbs/06_chat.ipynb #c507ef27
+# %% ../nbs/06_chat.ipynb #8e9c73ae
 @patch
 def _run_tools(self:Chat, cmd):
     f = partial(_exec_tool, tool_schemas=cmd.schemas, ns=cmd.ns, tc_res=self.tc_res, tc_res_eval=self.tc_res_eval)
@@ -342,7 +361,7 @@ def _drive(self:Chat, eng, stream):
             except Exception as e: exc = e
     finally: eng.close()
 
-# %% ../nbs/06_chat.ipynb #fdac2a83
+# %% ../nbs/06_chat.ipynb #f90d6b79
 def _last_response(res): return last(o for o in res if isinstance(o, ModelResponse))
 
 @patch
@@ -364,13 +383,13 @@ def __call__(self:Chat,
     res = list(gen)
     return res if return_all else _last_response(res)
 
-# %% ../nbs/06_chat.ipynb #93a40761
+# %% ../nbs/06_chat.ipynb #1cb9660d
 def _mk_pause():
     srv_tc = mk_tc("web_search", query="Solveit Answer.AI", tcid=random_tool_id().replace('toolu_', 'srvtoolu_'))
     from litellm.types.utils import Choices
     return ModelResponse(choices=[Choices.model_construct(finish_reason="pause_turn", index=0, message=mk_tc_req("Let me search for that information:", [srv_tc]))])
 
-# %% ../nbs/06_chat.ipynb #565afdc8
+# %% ../nbs/06_chat.ipynb #bc5eb0ac
 class AsyncChat(Chat):
     "LiteLLM chat client (async)."
     _default_complete = staticmethod(acompletion)

@@ -1,0 +1,143 @@
+"Property tests for lisette.history: random valid conversations, single mutations, repair, start=k, resuming tool calls"
+import copy, pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+from lisette.messages import mk_msgs, mk_msg, MessageFormatError, remove_cache_ckpts, _add_cache_control
+from lisette.tools import mk_tc, mk_tc_req, mk_tc_result
+from lisette.history import *
+from lisette.history import _role, _get, _tc_id, _srv, _ckpts, _fields
+
+settings.register_profile('hist', max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile('hist')
+
+_n = iter(range(10**9))
+def _id(srv=False): return f"{'srvtoolu' if srv else 'toolu'}_{next(_n):08d}"
+
+@st.composite
+def conversations(draw):
+    "A valid history: text turns and parallel tool rounds (some server-side calls), tool calls as dicts or Messages"
+    h = []
+    for t in range(draw(st.integers(1, 5))):
+        h.append({'role': 'user', 'content': draw(st.sampled_from(['hi', 'What is 2+2?', 'more please']))})
+        for r in range(draw(st.integers(0, 2))):
+            srv = draw(st.booleans())
+            tcs = [mk_tc('add', tcid=_id(), a=k, b=1) for k in range(draw(st.integers(1, 3)))]
+            if srv: tcs.append(mk_tc('web_search', tcid=_id(True), query='x'))
+            content = draw(st.sampled_from(['', None, 'Let me use tools']))
+            h.append(mk_tc_req(content, tcs) if draw(st.booleans()) else {'role': 'assistant', 'content': content, 'tool_calls': tcs})
+            res = [mk_tc_result(tc, str(k)) for k,tc in enumerate(tcs) if not _srv(_tc_id(tc))]
+            h += draw(st.permutations(res))
+        h.append({'role': 'assistant', 'content': draw(st.sampled_from(['4', 'Done.', 'ok']))})
+    nontool = [i for i,m in enumerate(h) if _role(m)!='tool']
+    for i in draw(st.lists(st.sampled_from(nontool), max_size=4, unique=True)): h[i] = _add_cache_control(h[i])
+    return h
+
+def _err(h, **kw):
+    try: check_hist(h, **kw)
+    except (HistoryError, MessageFormatError) as e: return e.index, getattr(e, 'kind', 'shape')
+
+@given(conversations())
+def test_valid_pass(h):
+    assert check_hist(h) is None
+    for k in range(len(h)+1): assert check_hist(h, start=k) is None
+    assert check_hist(mk_msgs(h)) is None   # mk_msgs keeps it valid (it moves checkpoints)
+    fixed, report = repair_hist(h)
+    assert report == [] and len(fixed) == len(h)
+
+def _tool_idxs(h): return [i for i,m in enumerate(h) if _role(m)=='tool']
+def _text_idxs(h): return [i for i,m in enumerate(h) if _role(m) in ('user', 'assistant') and not _get(m, 'tool_calls')]
+
+def mutate(h, kind, data):
+    "(mutated copy, index the error must name, expected kind)"
+    h = copy.deepcopy(h)
+    if kind in ('drop', 'dup'):
+        i = data.draw(st.sampled_from(_tool_idxs(h)))
+        tid = h[i]['tool_call_id']
+        if kind=='dup': return h[:i+1] + [dict(h[i])] + h[i+1:], i+1, 'duplicate'
+        call = max(j for j in range(i) if any(_tc_id(tc)==tid for tc in (_get(h[j], 'tool_calls') or [])))
+        return h[:i] + h[i+1:], call, 'dangling'
+    if kind=='orphan':
+        i = data.draw(st.integers(1, len(h)))
+        return h[:i] + [{'role': 'tool', 'tool_call_id': 'toolu_orphan', 'name': 'add', 'content': '1'}] + h[i:], i, 'orphan'
+    if kind=='blank':
+        i = data.draw(st.sampled_from(_text_idxs(h)))
+        h[i] = dict(h[i]) if isinstance(h[i], dict) else h[i]
+        c = h[i]['content']
+        h[i]['content'] = [{'type': 'text', 'text': ' '}] if isinstance(c, list) else ''
+        return h, i, 'empty'
+    if kind=='cache':
+        for m in h: remove_cache_ckpts(m)
+        nt = [i for i,m in enumerate(h) if _role(m)!='tool']
+        for i in nt[:4]: h[i] = _add_cache_control(h[i])
+        i = data.draw(st.sampled_from(nt[4:]))
+        h[i] = _add_cache_control(h[i])
+        return h, i, 'cache'
+    if kind=='role':
+        i = data.draw(st.integers(0, len(h)-1))
+        h[i] = dict(h[i]) if isinstance(h[i], dict) else h[i]
+        h[i]['role'] = 'usr'
+        return h, i, 'shape'
+
+kinds = ['drop', 'dup', 'orphan', 'blank', 'cache', 'role']
+
+@pytest.mark.parametrize('kind', kinds)
+@given(h=conversations(), data=st.data())
+def test_mutation_fails_at_index(kind, h, data):
+    if kind in ('drop', 'dup') and not _tool_idxs(h): return
+    if kind=='cache' and sum(_role(m)!='tool' for m in h)<5: return
+    bad, idx, k = mutate(h, kind, data)
+    assert _err(bad) == (idx, k)
+    # start=k agrees with the full check while the prefix is untouched (checkpoints before k are not counted)
+    for s in range(0, min(idx, len(bad))+1):
+        if kind=='cache' and s>0: break
+        assert _err(bad, start=s) == (idx, k), s
+    if kind=='role':
+        with pytest.raises(HistoryError, match='cannot repair'): repair_hist(bad)
+        return
+    before = copy.deepcopy(bad)
+    fixed, report = repair_hist(bad)
+    assert check_hist(fixed) is None and report
+    assert repr(bad) == repr(before)   # input untouched
+
+@given(conversations(), st.data())
+def test_unresolved_and_add(h, data):
+    rounds = [i for i,m in enumerate(h) if [tc for tc in (_get(m, 'tool_calls') or []) if not _srv(_tc_id(tc))]]
+    if not rounds: return
+    i = data.draw(st.sampled_from(rounds))
+    n = data.draw(st.integers(0, sum(1 for j in range(i+1, len(h)) if _role(h[j])=='tool' and all(_role(o)=='tool' for o in h[i+1:j+1]))))
+    cut = h[:i+1+n]
+    calls = [tc for tc in _get(h[i], 'tool_calls') if not _srv(_tc_id(tc))]
+    un = unresolved_tool_calls(cut)
+    answered = {m['tool_call_id'] for m in cut[i+1:]}
+    assert [_tc_id(tc) for tc in un] == [_tc_id(tc) for tc in calls if _tc_id(tc) not in answered]
+    assert check_hist(cut, pending_ok=True) is None
+    if not un:
+        with pytest.raises(ValueError, match='no unresolved'): add_tool_results(cut, [])
+        return
+    _err_pending = _err(cut)
+    assert _err_pending == (i, 'dangling')
+    with pytest.raises(ValueError, match='unresolved tool calls'): add_tool_results(cut, ['x']*(len(un)+1))
+    with pytest.raises(ValueError, match='not unresolved'): add_tool_results(cut, {'toolu_nope': 1})
+    res = add_tool_results(cut, {_tc_id(tc): f'r{k}' for k,tc in enumerate(un)} if data.draw(st.booleans()) else [f'r{k}' for k in range(len(un))])
+    assert res is cut and unresolved_tool_calls(cut) == [] and check_hist(cut) is None
+    assert cut[-1]['content'] == f'r{len(un)-1}'
+
+def test_unresolved_needs_trailing_results():
+    tcq = mk_tc_req('', [mk_tc('add', a=1, b=2)])
+    assert unresolved_tool_calls(mk_msgs(['hi', tcq])) == tcq.tool_calls
+    assert unresolved_tool_calls(mk_msgs(['hi', tcq, {'role': 'user', 'content': 'wait'}])) == []
+    assert unresolved_tool_calls([]) == []
+
+def test_fast_shape_agrees_with_check_msg():
+    "`_shape_ok` never accepts what `check_msg` rejects"
+    from lisette.history import _shape_ok
+    from lisette.messages import check_msg
+    cases = [{'role': 'user', 'content': 'x'}, {'role': 'usr', 'content': 'x'}, {'role': 'tool', 'content': 'x'},
+             {'role': 'tool', 'tool_call_id': '', 'content': 'x'}, {'role': 'user', 'content': None}, {'role': 'user', 'content': 3},
+             {'role': 'user', 'content': ['x']}, {'role': 'user', 'content': [{'type': 'text', 'text': 3}]},
+             {'role': 'user', 'content': 'x', 'tool_calls': [mk_tc('f')]}, {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 1}]},
+             mk_tc_req(None, [mk_tc('f')]), 'hello', {'role': 'assistant', 'content': None}]
+    for m in cases:
+        ok = _shape_ok(m, *_fields(m)) if isinstance(m, dict) or not isinstance(m, str) else False
+        try: check_msg(m, 0); valid = True
+        except MessageFormatError: valid = False
+        assert not ok or valid, m
