@@ -1,0 +1,245 @@
+"""Record/replay with lisette.replay (cachy underneath): sessions recorded against the fake provider on a fixed port replay
+identically with the server stopped and no key; misses name the request; recordings hold no secrets."""
+import asyncio, json, os, shutil, socket, subprocess, sys
+from pathlib import Path
+import httpx, pytest
+from cachy import enable_cachy, disable_cachy
+from lisette import *
+from lisette.replay import *
+from lisette.replay import key_vars, placeholder_key
+from lisette.testing import FakeProvider, Reply
+from litellm import ModelResponseStream
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT/'tests'/'fixtures'/'replay_session.ipynb'
+SECRET = 'sk-secret-XYZ'
+MODELS = {'openai': ('openai/gpt-4o-mini', '/v1'), 'anthropic': ('anthropic/claude-sonnet-4-5', '')}
+
+def add(a:int, b:int=0) -> int:
+    "Add two numbers"
+    return a + b
+
+def free_port():
+    "A port that is free now; the tests then use it as a fixed port for both record and replay"
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
+
+@pytest.fixture
+def port(): return free_port()
+
+@pytest.fixture(autouse=True)
+def clean_state(monkeypatch):
+    # no provider key and no mode from the environment unless a test sets one; always leave httpx unpatched
+    for k in key_vars + ('LISETTE_REPLAY',): monkeypatch.delenv(k, raising=False)
+    yield
+    disable_replay()
+
+@pytest.fixture
+def cache(tmp_path): return tmp_path/'cachy.jsonl'
+
+def queue_session(fp):
+    fp.queue("Hi Rens!", Reply(tool_calls=[('add', {'a': 40, 'b': 2})], usage={'input': 30, 'output': 7}), "40+2 is 42.",
+             Reply(text="One, two, three.", usage={'input': 50, 'output': 6}), "Async works too.")
+
+def session(model, base, api_key=None):
+    "Text turn, tool loop, streamed turn, async turn: everything a notebook would show"
+    kw = dict(api_base=base, api_key=api_key)
+    chat = Chat(model, tools=[add], **kw)
+    outs = [chat("Hi, I'm Rens"), chat("What is 40+2?")]
+    chunks = list(chat("Count to three", stream=True))
+    outs.append(chunks[-1])
+    achat = AsyncChat(model, **kw)
+    outs.append(asyncio.run(achat("And async?")))
+    return dict(outs=[o.model_dump() for o in outs], contents=[contents(o).content for o in outs],
+                stream_text=''.join(getattr(c.choices[0].delta, 'content', None) or '' for c in chunks if isinstance(c, ModelResponseStream)),
+                hist=[m if isinstance(m, dict) else m.model_dump() for m in chat.hist], use=(repr(chat.use), repr(achat.use)))
+
+def port_open(port):
+    with socket.socket() as s: return s.connect_ex(('127.0.0.1', port))==0
+
+@pytest.mark.parametrize('proto', MODELS)
+def test_session_replays_identically_offline(proto, port, cache):
+    model, suffix = MODELS[proto]
+    url = f'http://127.0.0.1:{port}'
+    with FakeProvider(port=port) as fp:
+        queue_session(fp)
+        with replaying(cache, mode='record', doms=(url,)):
+            rec = session(model, url+suffix, api_key=SECRET)
+        assert len(fp.requests) == 5 and fp.pending == 0
+    assert not port_open(port)
+    assert rec['contents'] == ['Hi Rens!', '40+2 is 42.', 'One, two, three.', 'Async works too.']
+    assert rec['stream_text'] == 'One, two, three.'
+    # the server is gone and there is no key at all: replay must answer every request from the file
+    with replaying(cache, mode='replay', doms=(url,)):
+        rep = session(model, url+suffix)
+    assert rep == rec
+    assert len(cache.read_text().splitlines()) == 5
+
+def test_replay_key_does_not_depend_on_api_key(port, cache):
+    url = f'http://127.0.0.1:{port}'
+    with FakeProvider(port=port) as fp:
+        fp.queue("recorded")
+        with replaying(cache, mode='record', doms=(url,)):
+            Chat('anthropic/claude-sonnet-4-5', api_base=url, api_key=SECRET)("hi")
+    for key in ('another-key', None):
+        with replaying(cache, mode='replay', doms=(url,)):
+            assert contents(Chat('anthropic/claude-sonnet-4-5', api_base=url, api_key=key)("hi")).content == 'recorded'
+
+@pytest.mark.parametrize('proto', MODELS)
+def test_no_secrets_in_recording(proto, port, cache):
+    model, suffix = MODELS[proto]
+    url = f'http://127.0.0.1:{port}'
+    with FakeProvider(port=port) as fp:
+        queue_session(fp)
+        with replaying(cache, mode='record', doms=(url,), hdrs=None):  # hdrs=None: keep every response header
+            session(model, url+suffix, api_key=SECRET)
+        sent = fp.requests[0].headers
+    # the key did go out (so the test would notice if the recording kept request headers) ...
+    assert sent.get('authorization' if proto=='openai' else 'x-api-key') == '***'  # masked by the fake provider
+    text = cache.read_text()
+    # ... but the file has none of it
+    assert 'sk-secret' not in text
+    for h in ('authorization', 'x-api-key', 'bearer'): assert h not in text.lower()
+    assert recording_secrets(cache) == []
+
+def test_default_recording_keeps_only_content_type(port, cache):
+    url = f'http://127.0.0.1:{port}'
+    with FakeProvider(port=port) as fp:
+        fp.queue("a")
+        with replaying(cache, mode='record', doms=(url,)): Chat('openai/gpt-4o-mini', api_base=url+'/v1', api_key=SECRET)("hi")
+    recs = [json.loads(l) for l in cache.read_text().splitlines()]
+    assert [set(r['headers']) for r in recs] == [{'content-type'}]
+    assert set(recs[0]) == {'key', 'response', 'headers', 'status_code', 'binary'}  # responses only, never the request
+
+def test_recording_secrets_finds_planted_secrets(cache, monkeypatch):
+    monkeypatch.setenv('OPENAI_API_KEY', 'my-very-own-key-123')
+    cache.write_text(json.dumps(dict(key='1', response='{"echo": "sk-abcdefghijklmnop"}', headers={'Authorization': 'x'}))+'\n'
+                     + json.dumps(dict(key='2', response='token my-very-own-key-123', headers={}))+'\n')
+    found = recording_secrets(cache)
+    assert (1, 'header authorization') in found and (2, 'value of $OPENAI_API_KEY') in found
+    assert any(i==1 and d.startswith('key-like string sk-abc') for i,d in found)
+
+@pytest.mark.parametrize('kind', ['sync', 'stream', 'async'])
+def test_miss_raises_and_names_request(kind, port, cache):
+    url = f'http://127.0.0.1:{port}'
+    with FakeProvider(port=port) as fp:  # running, so a request that slipped through would be seen here
+        fp.queue("never sent")
+        with replaying(cache, mode='replay', doms=(url,)):
+            chat = AsyncChat if kind=='async' else Chat
+            c = chat('openai/gpt-4o-mini', api_base=url+'/v1', api_key='k')
+            with pytest.raises(ReplayMiss) as ei:
+                if kind=='async': asyncio.run(c("unrecorded question"))
+                else:
+                    r = c("unrecorded question", stream=kind=='stream')
+                    if kind=='stream': list(r)
+        assert fp.requests == []
+    e = ei.value
+    assert (e.method, e.url, e.path) == ('POST', url+'/v1/chat/completions', str(cache))
+    msg = str(e)
+    for part in ('POST', url+'/v1/chat/completions', e.digest, e.key, str(cache)): assert part in msg
+    assert len(e.digest) == 12
+    assert c.hist == []  # the failed turn left no half-written history
+
+def test_miss_digest_distinguishes_requests(port, cache):
+    url = f'http://127.0.0.1:{port}'
+    digests = []
+    with replaying(cache, mode='replay', doms=(url,)):
+        for q in ("one", "two", "one"):
+            with pytest.raises(ReplayMiss) as ei: Chat('openai/gpt-4o-mini', api_base=url+'/v1', api_key='k')(q)
+            digests.append(ei.value.digest)
+    assert digests[0] == digests[2] != digests[1]
+
+def test_other_hosts_pass_through(port, cache):
+    "Only `doms` are recorded and refused; other hosts are not ours to block"
+    with FakeProvider(port=port) as fp:
+        fp.queue("live")
+        with replaying(cache, mode='replay', doms=('api.openai.com',)):
+            r = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')("hi")
+        assert contents(r).content == 'live' and len(fp.requests) == 1
+    assert cache.read_text() == ''
+
+def test_auto_mode_records_misses_then_serves_hits(port, cache):
+    url = f'http://127.0.0.1:{port}'
+    with FakeProvider(port=port) as fp:
+        fp.queue("first", "second")
+        with replaying(cache, doms=(url,)):  # mode defaults to 'auto'
+            a = Chat('openai/gpt-4o-mini', api_base=url+'/v1', api_key='k')("q")
+            b = Chat('openai/gpt-4o-mini', api_base=url+'/v1', api_key='k')("q")
+        assert len(fp.requests) == 1 and fp.pending == 1
+    assert contents(a).content == contents(b).content == 'first'
+
+def test_record_mode_refreshes_once_per_session(port, cache):
+    url = f'http://127.0.0.1:{port}'
+    ask = lambda: contents(Chat('openai/gpt-4o-mini', api_base=url+'/v1', api_key='k')("q")).content
+    with FakeProvider(port=port) as fp:
+        fp.queue("old", "new", "unused")
+        with replaying(cache, mode='record', doms=(url,)): assert ask() == 'old'
+        with replaying(cache, mode='record', doms=(url,)):
+            assert ask() == 'new'
+            assert ask() == 'new'  # the same request twice in one session is recorded once, so replay matches
+        assert len(fp.requests) == 2
+    with replaying(cache, mode='replay', doms=(url,)): assert ask() == 'new'
+    assert len(cache.read_text().splitlines()) == 1
+
+def test_mode_from_environment_and_bad_mode(cache, monkeypatch):
+    monkeypatch.setenv('LISETTE_REPLAY', 'replay')
+    assert enable_replay(cache).mode == 'replay'
+    monkeypatch.setenv('LISETTE_REPLAY', 'replay-only')
+    with pytest.raises(ValueError, match=r"Unknown replay mode 'replay-only'.*LISETTE_REPLAY.*'auto', 'replay', 'record'"): enable_replay(cache)
+
+def test_disable_restores_clients_and_keys(cache, monkeypatch):
+    orig_send, orig_asend = httpx.Client.send, httpx.AsyncClient.send
+    monkeypatch.setenv('ANTHROPIC_API_KEY', 'mine')
+    enable_replay(cache, mode='replay')
+    assert httpx.Client.send is not orig_send
+    assert os.environ['OPENAI_API_KEY'] == placeholder_key and os.environ['ANTHROPIC_API_KEY'] == 'mine'
+    disable_replay()
+    assert httpx.Client.send is orig_send and httpx.AsyncClient.send is orig_asend
+    assert 'OPENAI_API_KEY' not in os.environ and os.environ['ANTHROPIC_API_KEY'] == 'mine'
+
+def test_plain_cachy_still_works_and_shares_the_format(port, tmp_path):
+    "The seed's `enable_cachy(debug=...)` / `disable_cachy()` usage is untouched, and its file replays under `enable_replay`"
+    url = f'http://127.0.0.1:{port}'
+    with FakeProvider(port=port) as fp:
+        fp.queue("via cachy", "not used")
+        enable_cachy(cache_dir=tmp_path, doms=(url,), debug=False)
+        try:
+            a = Chat('openai/gpt-4o-mini', api_base=url+'/v1', api_key='k')("hi")
+            b = Chat('openai/gpt-4o-mini', api_base=url+'/v1', api_key='k')("hi")
+        finally: disable_cachy()
+        assert len(fp.requests) == 1
+    assert contents(a).content == contents(b).content == 'via cachy'
+    with replaying(tmp_path/'cachy.jsonl', mode='replay', doms=(url,)):
+        assert contents(Chat('openai/gpt-4o-mini', api_base=url+'/v1')("hi")).content == 'via cachy'
+
+_RUN_NB = """
+import sys
+from pathlib import Path
+from nbdev.test import test_nb
+ok, secs = test_nb(Path(sys.argv[1]), save=True)
+sys.exit(0 if ok else 1)
+"""
+
+def run_fixture(nb, port, cache, mode, api_key=None):
+    env = {k: v for k,v in os.environ.items() if k not in key_vars}
+    env.update(LITELLM_LOCAL_MODEL_COST_MAP='True', REPLAY_PORT=str(port), REPLAY_FILE=str(cache), LISETTE_REPLAY=mode,
+               PYTHONPATH=str(ROOT))
+    env.pop('FIXTURE_API_KEY', None)
+    if api_key: env['FIXTURE_API_KEY'] = api_key
+    r = subprocess.run([sys.executable, '-c', _RUN_NB, str(nb)], cwd=nb.parent, env=env, capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=600)
+    assert r.returncode == 0, f"{mode} run of {nb.name} failed:\n{(r.stderr or r.stdout)[-3000:]}"
+    return [c.get('outputs', []) for c in json.loads(nb.read_text())['cells'] if c['cell_type']=='code']
+
+def test_notebook_outputs_identical_on_replay(port, tmp_path):
+    cache = tmp_path/'cachy.jsonl'
+    (tmp_path/'rec').mkdir(); (tmp_path/'rep').mkdir()
+    rec_nb, rep_nb = shutil.copy(FIXTURE, tmp_path/'rec'), shutil.copy(FIXTURE, tmp_path/'rep')
+    rec = run_fixture(Path(rec_nb), port, cache, 'record', api_key=SECRET)
+    assert not port_open(port)  # the record run's server died with its process
+    rep = run_fixture(Path(rep_nb), port, cache, 'replay')
+    text = json.dumps(rec)
+    for s in ('Hi Rens!', '40+2 is 42.', 'One, two, three.', 'Async works too.', 'chatcmpl-xxx'): assert s in text
+    assert sum(map(len, rec)) >= 6
+    assert rep == rec
+    assert SECRET not in cache.read_text() and recording_secrets(cache) == []
