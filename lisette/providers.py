@@ -1,4 +1,4 @@
-"""Model constants and what we know about models litellm's map lacks, kept apart so the rest of lisette stays provider-neutral.
+"""Model constants, what lisette knows about models beyond litellm's map, and the one place provider-specific request fixes live.
 
 Docs: https://lisette-dev.github.io/lisette/providers.html.md"""
 
@@ -6,14 +6,17 @@ Docs: https://lisette-dev.github.io/lisette/providers.html.md"""
 
 # %% auto #0
 __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt54m', 'codex55', 'codex53spark', 'kimi',
-           'qwen3p6p', 'dsf', 'dsp', 'model_info', 'supported_params', 'has_search', 'adapt_request']
+           'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info', 'supported_params',
+           'has_search', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'adapt_request']
 
-# %% ../nbs/04_providers.ipynb #fe16f6a7
+# %% ../nbs/04_providers.ipynb #55680faf
+import base64, json, os, time
+from pathlib import Path
 import litellm
 from fastcore.utils import *
 from .usage import quiet_litellm
 
-# %% ../nbs/04_providers.ipynb #0e50e6c8
+# %% ../nbs/04_providers.ipynb #e7fb9d5b
 haik45 = 'claude-haiku-4-5'
 sonn45 = 'claude-sonnet-4-5'
 sonn46 = sonn = 'claude-sonnet-4-6'
@@ -25,12 +28,43 @@ kimi = 'fireworks_ai/accounts/fireworks/models/kimi-k2p6'
 qwen3p6p = 'fireworks_ai/accounts/fireworks/models/qwen3p6-plus'
 dsf, dsp = 'deepseek/deepseek-v4-flash', 'deepseek/deepseek-v4-pro'
 
-# %% ../nbs/04_providers.ipynb #db13968d
-def model_info(m):
-    "litellm's model info for `m`, or `{}` when litellm doesn't know it"
+# %% ../nbs/04_providers.ipynb #18223c0e
+registered_models = {
+    qwen3p6p: dict(litellm_provider='fireworks_ai', mode='chat', max_input_tokens=1_000_000, max_output_tokens=65_536,
+                   max_tokens=65_536, input_cost_per_token=0.5e-6, output_cost_per_token=3e-6,  # prices unverified
+                   supports_vision=True, supports_reasoning=True, supports_function_calling=True, supports_tool_choice=True,
+                   supports_web_search=False, supports_assistant_prefill=False),
+}
+
+def _known(m):
     try:
-        with quiet_litellm(): return litellm.get_model_info(m)
-    except Exception: return {}
+        with quiet_litellm(): litellm.get_model_info(m); return True
+    except Exception: return False
+
+def _register():
+    "Register the models of `registered_models` that litellm does not know (returns their names)"
+    new = {k:v for k,v in registered_models.items() if not _known(k)}
+    if not new: return []
+    old = litellm.verbose_logger.level
+    litellm.verbose_logger.setLevel('ERROR')  # litellm warns that a new model has no cache prices; we know
+    try: litellm.register_model(new)
+    finally: litellm.verbose_logger.setLevel(old)
+    return list(new)
+
+_registered_now = _register()
+
+# %% ../nbs/04_providers.ipynb #c8b30c49
+_search_caps = dict(supports_web_search=True)
+capability_fixes = {gpt54: _search_caps, 'openai/'+gpt54: _search_caps, gpt54m: _search_caps, 'openai/'+gpt54m: _search_caps,
+                codex55: _search_caps, codex53spark: _search_caps}
+
+# %% ../nbs/04_providers.ipynb #03249e5d
+def model_info(m):
+    "litellm's model info for `m` with lisette's corrections, or `{}` when neither knows it"
+    try:
+        with quiet_litellm(): info = dict(litellm.get_model_info(m))
+    except Exception: info = {}
+    return info | capability_fixes.get(m, {})
 
 def supported_params(m):
     "The OpenAI params litellm accepts for model `m` (empty when unknown)"
@@ -43,6 +77,132 @@ def has_search(m):
     i = model_info(m)
     return bool(i.get('supports_web_search') or i.get('search_context_cost_per_query'))
 
+# %% ../nbs/04_providers.ipynb #8bd0b69f
+def _is_gpt5(m): return m.split('/')[-1].startswith('gpt-5') and m.split('/')[0] in ('openai', 'chatgpt', m)
+
+def _allow_search(kw):
+    m = kw['model']
+    if 'web_search_options' not in kw or not _is_gpt5(m) or 'web_search_options' in supported_params(m): return kw
+    return kw | dict(allowed_openai_params=[*(kw.get('allowed_openai_params') or []), 'web_search_options'])
+
+# %% ../nbs/04_providers.ipynb #031c3fb2
+def _ds_fills_itself():
+    "Does the installed litellm add `reasoning_content` to DeepSeek assistant messages when thinking is on by default?"
+    from litellm.llms.deepseek.chat.transformation import DeepSeekChatConfig
+    try:
+        out = DeepSeekChatConfig().transform_request('deepseek-v4-flash', [{'role': 'assistant', 'content': 'x'}], {}, {}, {})
+        return bool(nested_idx(out, 'messages', 0, 'reasoning_content'))
+    except Exception: return False
+
+def _get(m, k): return m.get(k) if isinstance(m, dict) else getattr(m, k, None)
+
+def _with_reasoning(m):
+    d = dict(m) if isinstance(m, dict) else m.model_dump(exclude_none=True)
+    return d | dict(reasoning_content=nested_idx(d, 'provider_specific_fields', 'reasoning_content') or ' ')
+
+def _thinking_off(kw): return kw.get('reasoning_effort')=='none' or nested_idx(kw, 'thinking', 'type')=='disabled'
+
+def _deepseek_reasoning(kw):
+    m = kw['model']
+    if not m.startswith('deepseek/') or _thinking_off(kw) or not model_info(m).get('supports_reasoning'): return kw
+    msgs = kw.get('messages') or []
+    if all(_get(o, 'role')!='assistant' or _get(o, 'reasoning_content') for o in msgs): return kw
+    if _ds_fills_itself(): return kw
+    return kw | dict(messages=[_with_reasoning(o) if _get(o, 'role')=='assistant' and not _get(o, 'reasoning_content') else o for o in msgs])
+
+# %% ../nbs/04_providers.ipynb #843b9c2e
+from functools import cache
+
+_temp_checked = {}
+def _rejects_temperature(m, effort=None):
+    "Does litellm refuse `temperature=0` for model `m` (at reasoning `effort`)? (None when it cannot tell, e.g. no login)"
+    if (m, effort) in _temp_checked: return _temp_checked[m, effort]
+    try:
+        with quiet_litellm():
+            model, prov, _, _ = litellm.get_llm_provider(m)
+            litellm.get_optional_params(model=model, custom_llm_provider=prov, temperature=0, reasoning_effort=effort)
+        res = False
+    except litellm.UnsupportedParamsError: res = True
+    except Exception: return None  # not cached: the request itself will report the problem
+    _temp_checked[m, effort] = res
+    return res
+
+def _no_sampling(kw):
+    if kw.get('temperature', 1)==1 or not _rejects_temperature(kw['model'], kw.get('reasoning_effort')): return kw
+    return {k:v for k,v in kw.items() if k!='temperature'}
+
+# %% ../nbs/04_providers.ipynb #ef057346
+@cache
+def _gemini_drops_search():
+    "Does the installed litellm drop Google Search from a Gemini request that also has function tools?"
+    try:
+        from litellm.llms.gemini.chat.transformation import GoogleAIStudioGeminiConfig
+        from litellm.llms.vertex_ai.gemini.transformation import _transform_request_body
+        t = [{'type': 'function', 'function': {'name': 'f', 'parameters': {'type': 'object', 'properties': {}}}}]
+        op = GoogleAIStudioGeminiConfig().map_openai_params(dict(tools=t, web_search_options={}), {}, 'gemini-3-flash-preview', False)
+        with quiet_litellm():
+            old = litellm.verbose_logger.level; litellm.verbose_logger.setLevel('ERROR')
+            try: body = _transform_request_body([{'role': 'user', 'content': 'x'}], 'gemini-3-flash-preview', op, 'gemini', {}, None)
+            finally: litellm.verbose_logger.setLevel(old)
+        return not any('googleSearch' in o for o in body.get('tools') or [])
+    except Exception: return False
+
+def _gemini_search_tools(kw):
+    m = kw['model']
+    if 'gemini-3' not in m or not kw.get('tools') or 'web_search_options' not in kw or 'include_server_side_tool_invocations' in kw: return kw
+    return kw | dict(include_server_side_tool_invocations=True) if _gemini_drops_search() else kw
+
+# %% ../nbs/04_providers.ipynb #0d25146b
+class CodexAuthError(Exception): "No usable ChatGPT/Codex subscription token"
+
+def _jwt_claims(tok):
+    try: p = tok.split('.')[1]; return json.loads(base64.urlsafe_b64decode(p + '='*(-len(p)%4)))
+    except Exception: return {}
+
+def codex_auth_file()->Path:
+    "Where the Codex CLI keeps its login: `$CODEX_HOME/auth.json` (default `~/.codex/auth.json`)"
+    return Path(os.environ.get('CODEX_HOME') or '~/.codex').expanduser()/'auth.json'
+
+def codex_auth()->dict:
+    "`{'access_token', 'account_id'}` for the ChatGPT subscription, from `$LISETTE_CODEX_TOKEN` or the Codex CLI's auth file"
+    tok = os.environ.get('LISETTE_CODEX_TOKEN')
+    if tok: acct, src = None, '$LISETTE_CODEX_TOKEN'
+    else:
+        f = codex_auth_file()
+        try: d = json.loads(f.read_text())
+        except FileNotFoundError: raise CodexAuthError(f"No Codex login found at {f}. Run `codex login` (Codex CLI), or set "
+                                                       "LISETTE_CODEX_TOKEN to a ChatGPT access token.") from None
+        except ValueError as e: raise CodexAuthError(f"{f} is not valid JSON ({e}); run `codex login` again.") from None
+        tok, acct, src = nested_idx(d, 'tokens', 'access_token'), nested_idx(d, 'tokens', 'account_id'), str(f)
+        if not tok: raise CodexAuthError(f"{f} holds no ChatGPT token (tokens.access_token); run `codex login` and "
+                                         "choose 'Sign in with ChatGPT'.")
+    c = _jwt_claims(tok)
+    if isinstance(c.get('exp'), (int, float)) and c['exp'] < time.time():
+        raise CodexAuthError(f"The ChatGPT token from {src} expired; run any `codex` command to refresh it, or `codex login`.")
+    return dict(access_token=tok, account_id=acct or nested_idx(c, 'https://api.openai.com/auth', 'chatgpt_account_id'))
+
+# %% ../nbs/04_providers.ipynb #8b3b10e0
+def _use_codex_auth():
+    "Make litellm's ChatGPT provider take its token from `codex_auth` (never an interactive login)"
+    from litellm.llms.chatgpt.authenticator import Authenticator
+    from litellm.llms.chatgpt.common_utils import GetAccessTokenError
+    if getattr(Authenticator, '_lisette', False): return
+    def get_access_token(self):
+        try: return codex_auth()['access_token']
+        except CodexAuthError as e: raise GetAccessTokenError(status_code=401, message=str(e)) from None
+    def get_account_id(self):
+        try: return codex_auth()['account_id']
+        except CodexAuthError: return None
+    Authenticator.get_access_token, Authenticator.get_account_id, Authenticator._lisette = get_access_token, get_account_id, True
+
+def _codex(kw):
+    if kw['model'].startswith('chatgpt/'): _use_codex_auth()
+    return kw
+
+# %% ../nbs/04_providers.ipynb #1b0a01fa
+_adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning]  # _codex first: the others may ask litellm about the model
+
 def adapt_request(kw:dict)->dict:
     "Provider-specific adjustments to the litellm kwargs `kw` a `Chat` is about to send (the one place for them)"
+    for f in _adapters: kw = f(kw)
     return kw

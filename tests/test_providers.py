@@ -1,0 +1,281 @@
+"Provider compatibility (nbs/04_providers.ipynb): one reproducer per item of the table at the top of the notebook."
+import base64, json, os, subprocess, sys, time
+import pytest, litellm
+from litellm import stream_chunk_builder, completion_cost, ModelResponse
+from litellm.types.utils import Usage, ServerToolUse
+from lisette import *
+from lisette.providers import adapt_request, codex_auth, CodexAuthError, _use_codex_auth, _ds_fills_itself
+from lisette.testing import Reply
+
+user = [{'role': 'user', 'content': 'Hi'}]
+def an(fp): return dict(api_base=fp.anthropic_base, api_key='fake')
+def oa(fp): return dict(api_base=fp.openai_base, api_key='fake')
+search = [dict(query='otters', url='https://example.com/otters', title='Otters', cited_text='Otters swim.')]
+
+# --- unknown models, OpenAI-compatible servers
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_unknown_model_chat(fake_provider, stream):
+    fp = fake_provider
+    fp.queue(Reply('Hello from a local model', usage=dict(input=7, output=3)))
+    c = Chat('openai/my-local-model-xyz', api_base=fp.openai_base, api_key='local-key')
+    r = c('Hi', stream=stream)
+    if stream: r = list(r)[-1]
+    assert contents(r).content == 'Hello from a local model'
+    assert fp.last['model'] == 'my-local-model-xyz' and fp.requests[-1].headers['authorization'] == '***'
+    assert (c.use.prompt_tokens, c.use.completion_tokens, c.use.cost) == (7, 3, 0)
+
+# --- what importing lisette changes in litellm
+
+def test_import_changes_only_listed():
+    code = '''
+import os, json, copy; os.environ['LITELLM_LOCAL_MODEL_COST_MAP']='True'
+import litellm
+from litellm.litellm_core_utils.core_helpers import _FINISH_REASON_MAP as fr
+from litellm.llms.chatgpt.authenticator import Authenticator
+before, fr0, auth0 = copy.deepcopy(litellm.model_cost), dict(fr), (Authenticator.get_access_token, Authenticator.get_account_id)
+import lisette
+from lisette.providers import registered_models
+print(json.dumps(dict(added=sorted(set(litellm.model_cost)-set(before)), removed=sorted(set(before)-set(litellm.model_cost)),
+    changed=sorted(k for k in before if k in litellm.model_cost and litellm.model_cost[k]!=before[k]),
+    fr={k:v for k,v in fr.items() if fr0.get(k)!=v}, auth_same=auth0==(Authenticator.get_access_token, Authenticator.get_account_id),
+    registered=sorted(registered_models))))
+'''
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    d = json.loads(out.strip().splitlines()[-1])
+    assert d['added'] == d['registered'] == [qwen3p6p]
+    assert d['removed'] == [] and d['changed'] == []
+    assert d['fr'] == {}
+    assert d['auth_same'] is True
+
+def test_registered_qwen():
+    i = model_info(qwen3p6p)
+    assert i['supports_vision'] and i['supports_reasoning'] and i['max_input_tokens'] == 1_000_000
+    assert 'reasoning_effort' in litellm.get_supported_openai_params(qwen3p6p)
+
+# --- GPT-5.4 family and web search
+
+def test_gpt54_web_search(fake_provider):
+    fp = fake_provider
+    m = 'openai/' + gpt54
+    fp.respond_with(lambda b,p: Reply('Otters are mammals.'))
+    if 'web_search_options' not in supported_params(m):  # the problem, while litellm has it
+        with pytest.raises(litellm.UnsupportedParamsError): litellm.completion(m, user, web_search_options={}, **oa(fp))
+    assert has_search(gpt54) and has_search(m) and has_search(gpt54m) and has_search(codex55)
+    c = Chat(m, search='l', **oa(fp))
+    assert 'Otters' in contents(c('Search otters')).content
+    assert fp.last['web_search_options'] == {'search_context_size': 'low'}
+    Chat('openai/' + gpt54m, search='h', **oa(fp))('Search otters')
+    assert fp.last['web_search_options'] == {'search_context_size': 'high'}
+
+def test_adapt_request_leaves_others_alone():
+    kw = dict(model='openai/gpt-4o-mini', messages=user, web_search_options={}, tools=[{}])
+    assert adapt_request(kw) is kw
+    kw = dict(model=sonn46, messages=user + [{'role': 'assistant', 'content': 'x'}])
+    assert adapt_request(kw) is kw
+
+# --- Anthropic
+
+def test_opus47_temperature(fake_provider):
+    fp = fake_provider
+    fp.respond_with(lambda b,p: Reply('Hi'))
+    with pytest.raises(litellm.UnsupportedParamsError): litellm.completion('anthropic/' + opus, user, temperature=0, **an(fp))  # the problem
+    c = Chat('anthropic/' + opus, **an(fp))
+    assert contents(c('Hi')).content == 'Hi' and 'temperature' not in fp.last
+    Chat('anthropic/' + sonn46, **an(fp))('Hi')
+    assert fp.last['temperature'] == 0
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_anthropic_refusal(fake_provider, stream):
+    fp = fake_provider
+    fp.queue(Reply('I can\'t help with that.', stop='refusal'))
+    c = Chat('anthropic/' + opus, **an(fp))
+    r = c('Something harmful', stream=stream)
+    if stream: r = list(r)[-1]
+    assert stop_reason(r) == 'content_filter'
+    assert 'content filter' in contents(r).content
+
+def test_anthropic_effort(fake_provider):
+    fp = fake_provider
+    fp.respond_with(lambda b,p: Reply('12231', thinking='27*453'))
+    for e in ['low', 'xhigh', 'max']:
+        Chat('anthropic/' + opus, **an(fp))('27*453?', think=e)
+        assert fp.last['thinking']['type'] == 'adaptive' and fp.last['output_config'] == {'effort': e}
+    Chat('anthropic/' + sonn46, **an(fp))('27*453?', think='h')
+    assert fp.last['thinking']['type'] == 'adaptive' and fp.last['output_config'] == {'effort': 'high'}
+    with pytest.raises(litellm.BadRequestError, match='xhigh'): Chat('anthropic/' + sonn46, **an(fp))('x', think='xhigh')
+    Chat('anthropic/' + sonn45, **an(fp))('27*453?', think='l')
+    assert fp.last['thinking'] == {'type': 'enabled', 'budget_tokens': 1024}
+    litellm.completion('anthropic/' + opus, user, thinking={'type': 'adaptive', 'display': 'summarized'}, output_config={'effort': 'low'}, **an(fp))
+    assert fp.last['output_config'] == {'effort': 'low'} and fp.last['thinking'] == {'type': 'adaptive', 'display': 'summarized'}
+
+def pause_reply(): return Reply('Let me search.', web_search=search, stop='pause_turn')
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_pause_turn_reproducer(fake_provider, stream):
+    "litellm reports a paused turn as finished and keeps no raw stop reason (when this fails, litellm changed: revisit)"
+    fp = fake_provider
+    fp.queue(pause_reply())
+    r = litellm.completion('anthropic/' + sonn45, user, web_search_options={}, stream=stream, **an(fp))
+    if stream: r = stream_chunk_builder(list(r))
+    assert r.choices[0].finish_reason == 'stop' and not (r._hidden_params or {}).get('original_response')
+
+@pytest.mark.xfail(strict=True, reason="pause_turn is not visible through litellm 1.106.2 (see the providers notebook)")
+@pytest.mark.parametrize('stream', [False, True])
+def test_pause_turn_chat_continues(fake_provider, stream):
+    fp = fake_provider
+    fp.queue(pause_reply(), Reply('Otters swim.', web_search=search))
+    c = Chat('anthropic/' + sonn45, search='l', **an(fp))
+    r = c('Search otters', stream=stream)
+    if stream: list(r)
+    assert len(fp.requests) == 2 and fp.last['messages'][-1]['role'] == 'assistant'
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_thinking_with_search_roundtrip(fake_provider, stream):
+    "litellm#23047: thinking blocks must survive next to server tool blocks in the next request"
+    fp = fake_provider
+    fp.queue(Reply('Found: otters swim.', thinking='I should search.', web_search=search), Reply('ok'))
+    c = Chat('anthropic/' + sonn45, search='l', **an(fp))
+    r = c('Search otters', think='l', stream=stream)
+    if stream: list(r)
+    c('And now?', think='l')
+    a = fp.last['messages'][1]
+    assert [b['type'] for b in a['content']] == ['thinking', 'server_tool_use', 'web_search_tool_result', 'text']
+    assert a['content'][0]['signature'] == 'fake-signature'
+
+def test_search_cost_dict():
+    "Web-search cost when usage carries server_tool_use as a plain dict"
+    def cost(stu):
+        u = Usage(prompt_tokens=1000, completion_tokens=100, total_tokens=1100)
+        u.server_tool_use = stu
+        return completion_cost(completion_response=ModelResponse(model=sonn45, usage=u), model='anthropic/' + sonn45)
+    i = model_info(sonn45)
+    expect = 1000*i['input_cost_per_token'] + 100*i['output_cost_per_token'] + 2*i['search_context_cost_per_query']['search_context_size_low']
+    assert cost({'web_search_requests': 2}) == pytest.approx(expect) == cost(ServerToolUse(web_search_requests=2))
+
+# --- DeepSeek
+
+def test_deepseek_reasoning_content(fake_provider):
+    fp = fake_provider
+    fp.respond_with(lambda b,p: Reply('8+9 is 17.'))
+    tc = {'id': 'call_1', 'type': 'function', 'function': {'name': 'add', 'arguments': '{"a":5,"b":7}'}}
+    hist = [{'role': 'user', 'content': "What's 5+7?"}, {'role': 'assistant', 'content': "I'll add.", 'tool_calls': [tc]},
+            {'role': 'tool', 'tool_call_id': 'call_1', 'name': 'add', 'content': '12'}, {'role': 'assistant', 'content': '5+7 is 12.'}]
+    # Reproducer: DeepSeek V4 thinks by default, but without an explicit thinking param litellm sends no reasoning_content
+    litellm.completion(dsf, hist + [{'role': 'user', 'content': 'And 8+9?'}], **oa(fp))
+    sent = [m.get('reasoning_content') for m in fp.last['messages'] if m['role']=='assistant']
+    if not _ds_fills_itself(): assert sent == [None, None]
+    c = Chat(dsf, hist=hist, **oa(fp))
+    assert contents(c('And 8+9?')).content == '8+9 is 17.'
+    assert [m.get('reasoning_content') for m in fp.last['messages'] if m['role']=='assistant'] == [' ', ' ']
+    assert all('reasoning_content' not in m for m in hist)
+    c('And 1+1?', think='l')
+    assert all(m.get('reasoning_content') for m in fp.last['messages'] if m['role']=='assistant')
+    c('Once more', think='none')  # thinking off: messages go as they are
+    assert fp.last['thinking'] == {'type': 'disabled'}
+
+# --- Fireworks, Kimi
+
+def test_fireworks_cached_cost(fake_provider):
+    fp = fake_provider
+    fp.queue(Reply('Hi there!', usage=dict(input=1000, output=100, cache_read=900)), Reply('Hi!', usage=dict(input=1000, output=100)))
+    i = model_info(kimi)
+    c = Chat(kimi, **oa(fp))
+    c('Hi')
+    assert c.last_use.cached_tokens == 900
+    assert c.last_use.cost == pytest.approx(100*i['input_cost_per_token'] + 900*i['cache_read_input_token_cost'] + 100*i['output_cost_per_token'])
+    c('Hi')
+    assert c.last_use.cost == pytest.approx(1000*i['input_cost_per_token'] + 100*i['output_cost_per_token'])
+
+def test_kimi_caps(fake_provider):
+    fp = fake_provider
+    i = model_info(kimi)
+    assert i['supports_vision'] and i['supports_reasoning'] and i['supports_function_calling']
+    fp.queue(Reply('Hi', thinking='The user greets.'))
+    Chat(kimi, **oa(fp))('Hi', think='l')
+    assert fp.last['reasoning_effort'] == 'low'
+
+# --- Gemini (litellm's transformation functions: the fake provider has no Gemini endpoint)
+
+def gemini_body(kw):
+    "The Gemini generateContent body litellm builds for the kwargs `kw`"
+    from litellm.llms.gemini.chat.transformation import GoogleAIStudioGeminiConfig
+    from litellm.llms.vertex_ai.gemini.transformation import _transform_request_body
+    m = kw['model'].split('/')[-1]
+    nd = {k: kw[k] for k in ('tools', 'web_search_options', 'include_server_side_tool_invocations') if k in kw}
+    op = GoogleAIStudioGeminiConfig().map_openai_params(nd, {}, m, False)
+    if kw.get('include_server_side_tool_invocations'): op['include_server_side_tool_invocations'] = True
+    return _transform_request_body(kw['messages'], m, op, 'gemini', {}, None)
+
+def test_gemini_search_with_tools():
+    def add(a:int, b:int=0)->int:
+        "Add"
+        return a+b
+    t = lite_mk_func(add)
+    kw = dict(model='gemini/gemini-3-flash-preview', messages=user, tools=[t], web_search_options={'search_context_size': 'low'})
+    has_search_tool = lambda body: any('googleSearch' in o for o in body['tools'])
+    from lisette.providers import _gemini_drops_search
+    if _gemini_drops_search(): assert not has_search_tool(gemini_body(kw))  # the problem
+    body = gemini_body(adapt_request(kw))
+    assert has_search_tool(body) and any('function_declarations' in o for o in body['tools'])
+    assert body['toolConfig']['includeServerSideToolInvocations'] is True
+    kw2 = dict(model='gemini/gemini-2.5-flash', messages=user, tools=[t], web_search_options={})
+    assert adapt_request(kw2) is kw2  # only Gemini 3 combines them
+
+def test_gemini_thought_signature_roundtrip():
+    "A thought signature litellm folded into a tool-call id goes back to Gemini as the part's thoughtSignature"
+    from litellm.litellm_core_utils.prompt_templates.factory import encode_tool_call_id_with_signature
+    tcid = encode_tool_call_id_with_signature('call_1', 'c2lnbmF0dXJl')
+    assert tcid != 'call_1'
+    msgs = [user[0], {'role': 'assistant', 'content': None, 'tool_calls': [{'id': tcid, 'type': 'function', 'function': {'name': 'add', 'arguments': '{"a":1}'}}]},
+            {'role': 'tool', 'tool_call_id': tcid, 'name': 'add', 'content': '2'}]
+    body = gemini_body(dict(model='gemini/gemini-3-flash-preview', messages=msgs))
+    parts = [p for c in body['contents'] for p in c['parts']]
+    fc = next(p for p in parts if 'function_call' in p or 'functionCall' in p)
+    assert fc.get('thoughtSignature') == 'c2lnbmF0dXJl'
+    fr = next(p for p in parts if 'function_response' in p or 'functionResponse' in p)
+    assert '__thought__' not in json.dumps(fr)
+
+# --- ChatGPT/Codex subscription route (chatgpt.com itself is not reachable offline)
+
+def jwt(**claims):
+    enc = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).decode().rstrip('=')
+    return f"{enc({'alg': 'none'})}.{enc(claims)}.sig"
+
+@pytest.fixture
+def codex_home(tmp_path, monkeypatch):
+    monkeypatch.delenv('LISETTE_CODEX_TOKEN', raising=False)
+    monkeypatch.setenv('CODEX_HOME', str(tmp_path))
+    return tmp_path
+
+def test_codex_auth_file(codex_home):
+    tok = jwt(exp=time.time()+3600)
+    (codex_home/'auth.json').write_text(json.dumps({'OPENAI_API_KEY': None, 'tokens': {'access_token': tok, 'account_id': 'acct-1'}}))
+    assert codex_auth() == {'access_token': tok, 'account_id': 'acct-1'}
+
+def test_codex_auth_env_overrides(codex_home, monkeypatch):
+    tok = jwt(exp=time.time()+3600, **{'https://api.openai.com/auth': {'chatgpt_account_id': 'acct-env'}})
+    monkeypatch.setenv('LISETTE_CODEX_TOKEN', tok)
+    assert codex_auth() == {'access_token': tok, 'account_id': 'acct-env'}
+
+def test_codex_auth_errors(codex_home):
+    with pytest.raises(CodexAuthError, match='codex login'): codex_auth()
+    (codex_home/'auth.json').write_text(json.dumps({'OPENAI_API_KEY': 'sk-x', 'tokens': None}))
+    with pytest.raises(CodexAuthError, match='no ChatGPT token'): codex_auth()
+    (codex_home/'auth.json').write_text(json.dumps({'tokens': {'access_token': jwt(exp=time.time()-10)}}))
+    with pytest.raises(CodexAuthError, match='expired'): codex_auth()
+
+def test_codex_route_uses_codex_token(codex_home, fake_provider, monkeypatch):
+    "A chatgpt/ request takes the Codex token and never starts litellm's device-code login"
+    from litellm.llms.chatgpt.authenticator import Authenticator
+    for k in ('get_access_token', 'get_account_id'): monkeypatch.setattr(Authenticator, k, getattr(Authenticator, k))
+    monkeypatch.setattr(Authenticator, '_lisette', False, raising=False)
+    monkeypatch.setattr(Authenticator, '_login_device_code', lambda self: pytest.fail('interactive login started'))
+    monkeypatch.setenv('CHATGPT_TOKEN_DIR', str(codex_home/'litellm'))
+    monkeypatch.setenv('CHATGPT_API_BASE', fake_provider.url)
+    c = Chat(codex55)
+    with pytest.raises((litellm.AuthenticationError, litellm.BadRequestError), match='codex login'): list(c('Hi', stream=True))
+    (codex_home/'auth.json').write_text(json.dumps({'tokens': {'access_token': jwt(exp=time.time()+3600), 'account_id': 'acct-1'}}))
+    assert Authenticator().get_access_token() == codex_auth()['access_token']
+    # The request goes out (default temp=0 left out, no login): the fake provider has no Responses endpoint, hence 404
+    with pytest.raises(litellm.NotFoundError, match='POST /responses'): list(c('Hi', stream=True))
