@@ -8,7 +8,7 @@ Docs: https://lisette-dev.github.io/lisette/chat.html.md"""
 __all__ = ['effort', 'max_pauses', 'retry_backoff', 'retry_max_wait', 'structured', 'add_warning', 'CostLimitError',
            'MissingApiKeyError', 'Chat', 'AsyncChat']
 
-# %% ../nbs/06_chat.ipynb #1493c065
+# %% ../nbs/06_chat.ipynb #25764469
 import asyncio, json, random, time, warnings
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -26,10 +26,10 @@ from .tools import _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, _tc_name, 
 from .usage import UsageStats, quiet_litellm
 from .stream import *
 from .stream import _trunc_str
-from .providers import model_info, supported_params, has_search, adapt_request
+from .providers import model_info, supported_params, has_search, adapt_request, paused
 from .history import check_hist, repair_hist, HistoryError, unresolved_tool_calls, interrupted_result
 
-# %% ../nbs/06_chat.ipynb #d4ff0144
+# %% ../nbs/06_chat.ipynb #f9cac62b
 def _schema(tool):
     if hasattr(tool, 'model_json_schema'):
         return {'type': 'function', 'function': {'name': tool.__name__, 'description': (tool.__doc__ or '').strip(), 'parameters': tool.model_json_schema()}}
@@ -48,7 +48,7 @@ def structured(m:str, msgs:list, tool:Callable, completefunc:Callable=completion
     if hasattr(tool, 'model_validate'): return tool.model_validate(args)
     return call_func(tool, args)
 
-# %% ../nbs/06_chat.ipynb #0c30d741
+# %% ../nbs/06_chat.ipynb #dc7fc7ca
 class _Call(NamedTuple): kw: dict
 class _Tools(NamedTuple): tcs: list; schemas: list; ns: dict
 class _Out(NamedTuple): o: object
@@ -79,12 +79,10 @@ def _cost_warning(use, mx):
 def _cache_ok(m): return 'claude' in m.lower() or m.startswith(('anthropic/', 'bedrock/', 'vertex_ai/'))
 
 def _is_pause(r):
-    "Did the provider pause the turn (Anthropic `pause_turn`)?"
-    if stop_reason(r)=='pause_turn': return True
-    blocks = nested_idx(getattr(r, '_hidden_params', None), 'original_response')
-    return bool(isinstance(blocks, list) and blocks and nested_idx(blocks[-1], 'type') in ('server_tool_use', 'web_search_tool_result'))
+    "Did the provider pause the turn (Anthropic `pause_turn`)? (litellm reports it as `stop`: see `providers.paused`)"
+    return paused(r)
 
-# %% ../nbs/06_chat.ipynb #5c93941c
+# %% ../nbs/06_chat.ipynb #23372e8a
 _retryable = (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError,
               litellm.APIConnectionError, litellm.Timeout)
 retry_backoff, retry_max_wait = 0.5, 30.
@@ -112,7 +110,7 @@ def _retry_delay(e, attempt, waited, retries):
     if d is None: d = retry_backoff * 2**attempt * (0.75+random.random()/2)
     return d if waited+d<=retry_max_wait else None
 
-# %% ../nbs/06_chat.ipynb #5eaed67a
+# %% ../nbs/06_chat.ipynb #f597c061
 class Chat:
     def __init__(
         self,
@@ -175,7 +173,7 @@ class Chat:
 
     def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, messages={len(self.hist)}, use={self.use!r})"
 
-# %% ../nbs/06_chat.ipynb #318bc7d8
+# %% ../nbs/06_chat.ipynb #cd282165
 @patch
 def _place_ckpts(self:Chat, idxs):
     for m in self._ckpts: remove_cache_ckpts(m)
@@ -205,7 +203,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
     if prefill: res.append({'role': 'assistant', 'content': prefill})
     return res
 
-# %% ../nbs/06_chat.ipynb #850ddc5e
+# %% ../nbs/06_chat.ipynb #0d26aa99
 @patch
 def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_tokens, schemas, kwargs):
     sparams = supported_params(self.model)
@@ -222,7 +220,7 @@ def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_toke
     if self.retries and self.completefunc in (completion, acompletion): kw['max_retries'] = 0  # ours, not the SDK's
     return adapt_request(kw | kwargs)
 
-# %% ../nbs/06_chat.ipynb #9a79667f
+# %% ../nbs/06_chat.ipynb #089504e9
 @patch
 def _tools_for(self:Chat, tools):
     if tools is None: return self.tool_schemas, self.ns
@@ -321,7 +319,7 @@ def _turn(self:Chat, msg=None, prefill=None, temp=None, think=None, search=None,
     finally:
         if not ok: self._repair(start)
 
-# %% ../nbs/06_chat.ipynb #8e9c73ae
+# %% ../nbs/06_chat.ipynb #5f639ecd
 @patch
 def _run_tools(self:Chat, cmd):
     f = partial(_exec_tool, tool_schemas=cmd.schemas, ns=cmd.ns, tc_res=self.tc_res, tc_res_eval=self.tc_res_eval)
@@ -361,7 +359,7 @@ def _drive(self:Chat, eng, stream):
             except Exception as e: exc = e
     finally: eng.close()
 
-# %% ../nbs/06_chat.ipynb #f90d6b79
+# %% ../nbs/06_chat.ipynb #ad4e2411
 def _last_response(res): return last(o for o in res if isinstance(o, ModelResponse))
 
 @patch
@@ -383,13 +381,13 @@ def __call__(self:Chat,
     res = list(gen)
     return res if return_all else _last_response(res)
 
-# %% ../nbs/06_chat.ipynb #1cb9660d
+# %% ../nbs/06_chat.ipynb #b29eaba4
 def _mk_pause():
     srv_tc = mk_tc("web_search", query="Solveit Answer.AI", tcid=random_tool_id().replace('toolu_', 'srvtoolu_'))
     from litellm.types.utils import Choices
     return ModelResponse(choices=[Choices.model_construct(finish_reason="pause_turn", index=0, message=mk_tc_req("Let me search for that information:", [srv_tc]))])
 
-# %% ../nbs/06_chat.ipynb #bc5eb0ac
+# %% ../nbs/06_chat.ipynb #85c3157a
 class AsyncChat(Chat):
     "LiteLLM chat client (async)."
     _default_complete = staticmethod(acompletion)

@@ -38,24 +38,37 @@ def doc_nbs():
 def page_name(fn): return nbpath2html(fn).name
 
 # ---- show_doc: add the docments table of parameters
-def _cell(s): return str(s).replace('|', '\\|').replace('\n', ' ')
+def _code(s): return f'<code>{html.escape(str(s))}</code>'
+
+def _short(s, n=40):
+    "A long default (the signature above shows it whole) cut to `n` chars, whole on hover"
+    s = str(s)
+    return _code(s) if len(s)<=n else f'<code title="{html.escape(s)}">{html.escape(s[:n-1])}…</code>'
 
 def params_table(r):
-    "Markdown table of `r`'s parameters (type, default, docment) when any of them is documented"
+    """HTML table of `r`'s parameters (type, default, docment) when any of them is documented. HTML rather than a
+    markdown table: type unions hold `|`, which markdown tables can't carry inside code spans"""
     dm = getattr(getattr(r, 'dm', None), 'dm', None) or {}
     if not any(v.get('docment') for v in dm.values()): return ''
     emp = inspect.Parameter.empty
     def row(k, v):
-        nm = '**Returns**' if k=='return' else f'`{k}`'
-        typ = '' if v.get('anno', emp) is emp else f'`{_cell(_type_str(v["anno"]))}`'
-        dflt = '' if v.get('default', emp) is emp else f'`{_cell(_fmt_default(v["default"]))}`'
-        return f'| {nm} | {typ} | {dflt} | {_cell(v.get("docment") or "")} |'
+        nm = '<strong>Returns</strong>' if k=='return' else _code(k)
+        typ = '' if v.get('anno', emp) is emp else _code(_type_str(v['anno']))
+        dflt = '' if v.get('default', emp) is emp else _short(_fmt_default(v['default']))
+        return f'<tr><td>{nm}</td><td>{typ}</td><td>{dflt}</td><td>{inline_md(v.get("docment") or "")}</td></tr>'
     rows = [row(k,v) for k,v in dm.items() if k!='return' or v.get('docment') or v.get('anno', emp) is not emp]
-    return '\n\n|  | **Type** | **Default** | **Details** |\n| -- | -- | -- | -- |\n' + '\n'.join(rows)
+    head = '<thead><tr><th></th><th>Type</th><th>Default</th><th>Details</th></tr></thead>'
+    return f'\n\n<table class="params">{head}<tbody>{"".join(rows)}</tbody></table>\n'
 
 _sd_md = BasicMarkdownRenderer._repr_markdown_
 # `show_doc` runs in an in-process shell, so patching the renderer class here reaches every notebook
-BasicMarkdownRenderer._repr_markdown_ = lambda self: _sd_md(self) + params_table(self)
+_re_sd_head = re.compile(r'^(#+ )(.+)$', re.M)
+
+def _sd_markdown(self):
+    "nbdev's markdown with the heading's `_` escaped (`Chat.__call__` is not `Chat.**call**`), then the parameters table"
+    md = _re_sd_head.sub(lambda m: m[1] + m[2].replace('_', r'\_'), _sd_md(self), count=1)
+    return md + params_table(self)
+BasicMarkdownRenderer._repr_markdown_ = _sd_markdown
 
 # ---- processing
 _src_dirs = {'export', 'exports', 'exporti'}
@@ -78,9 +91,22 @@ class docs_first(P.Processor):
             else: res.append(c)
         self.nb.cells = res
 
+class exec_show_docs_lenient(P.exec_show_docs):
+    """nbdev's `exec_show_docs`, except that a failing cell which is neither exported nor a `show_doc` (nbdev also runs
+    every cell with an import) is skipped, keeping its saved outputs, instead of costing the page all its signatures"""
+    def __call__(self, cell):
+        saved = cell.get('outputs'), cell.get('execution_count')
+        try: super().__call__(cell)
+        except Exception as e:
+            if cell.directives_.keys() & _src_dirs or _is_showdoc(cell.source): raise
+            self.k.exc = None  # else the next cell would report this error again
+            cell.outputs,cell.execution_count = saved
+            if not hasattr(self.nb, 'skipped_'): self.nb.skipped_ = []
+            self.nb.skipped_.append(str(e))
+
 def doc_procs(exec_docs=True):
     "nbdev's doc processors, with `keep_exports` for `rm_export`, `docs_first` for `mv_exports`, and no `add_fold` (folding is done when rendering)"
-    swap = {P.rm_export: keep_exports, P.mv_exports: docs_first}
+    swap = {P.rm_export: keep_exports, P.mv_exports: docs_first, P.exec_show_docs: exec_show_docs_lenient}
     skip = {P.add_fold} | (set() if exec_docs else {P.exec_show_docs})
     return [swap.get(p, p) for p in P.FilterDefaults().procs() if p not in skip]
 
@@ -98,6 +124,8 @@ def proc_nb(fn):
             err = f'{type(e).__name__}: {e}'
             print(f'warning: {fn.name}: running the cells show_doc needs failed, so signatures are missing:\n{err}', file=sys.stderr)
             continue
+        for o in getattr(nb, 'skipped_', []):
+            print(f'warning: {fn.name}: a cell failed while running code for the docs; skipped, its saved outputs kept:\n{o}', file=sys.stderr)
         nb.build_error_ = err
         return nb
 
@@ -190,8 +218,13 @@ def write_readme():
 def md2html(md):
     # Doc links point at the hosted site: make them relative so the local site works offline
     base = (cfg().get('doc_host') or '') + (cfg().get('doc_baseurl') or '')
-    res = markdown2html_mistune(plain_md(md))
+    res = markdown2html_mistune(plain_md(md)).replace('#LNone"', '"')  # nbdev's source link when it found no line
     return res.replace(f'href="{base.rstrip("/")}/', 'href="') if base else res
+
+def inline_md(s):
+    "Markdown `s` (a title or description) as inline HTML, without the paragraph around it"
+    res = md2html(s).strip()
+    return res[3:-4] if res.startswith('<p>') and res.endswith('</p>') and res.count('<p>')==1 else res
 
 def _esc_pre(s, cls): return f'<pre class="{cls}">{html.escape(s.rstrip())}</pre>' if s.strip() else ''
 
@@ -254,7 +287,7 @@ def nb2html(nb):
 
 _page = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} – {site}</title><meta name="description" content="{desc}"><link rel="stylesheet" href="style.css"></head>
+<title>{title_txt} – {site}</title><meta name="description" content="{desc}"><link rel="stylesheet" href="style.css"></head>
 <body><nav class="sidebar"><a class="brand" href="index.html">{site}</a><ul>{nav}</ul></nav>
 <main><header><h1 class="title">{title}</h1>{desc_p}</header>
 {body}
@@ -292,8 +325,9 @@ def build_site(dest=None):
         body,toc = nb2html(nb)
         desc = frontmatter(nb).description
         (dest/p.name).write_text(_page.format(
-            title=html.escape(p.title), site=html.escape(site), desc=html.escape(desc), nb=p.fn.name, body=body,
-            desc_p=f'<p class="description">{html.escape(desc)}</p>' if desc else '', nav=nav_html(pages, p.name, toc)))
+            title=html.escape(p.title), title_txt=html.escape(_strip_tags(inline_md(p.title))), site=html.escape(site),
+            desc=html.escape(_strip_tags(inline_md(desc))), nb=p.fn.name, body=body, nav=nav_html(pages, p.name, toc),
+            desc_p=f'<p class="description">{inline_md(desc)}</p>' if desc else ''))
     (dest/'style.css').write_text(css())
     print(f'Wrote {len(pages)} page(s) to {dest}: ' + ', '.join(p.name for p in pages))
     return dest
@@ -327,7 +361,8 @@ code { background:var(--bg2); padding:.1em .3em; border-radius:4px; font-size:.9
 pre code, .highlight code { background:none; padding:0; }
 pre, .highlight pre { overflow:auto; font:13.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; margin:0; }
 .cell { margin:1rem 0; }
-.src .highlight { background:var(--bg2); border:1px solid var(--line); border-radius:6px; padding:.6rem .8rem; }
+.highlight { background:var(--bg2); border:1px solid var(--line); border-radius:6px; padding:.6rem .8rem; margin:.6rem 0; }
+.src .highlight { margin:0; }
 .outs { margin:.2rem 0 0 .8rem; border-left:3px solid #f0b090; padding:.2rem 0 .2rem .8rem; overflow:auto; }
 pre.out { white-space:pre-wrap; word-break:break-word; }
 pre.stderr { color:#8a5a00; }
@@ -336,10 +371,14 @@ pre.error { color:#b42318; }
 .doc hr { display:none; }
 .doc h3 { margin:.6rem 0; font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
 .doc a[href*="github.com"] { float:right; font-size:.85rem; }
-.doc .highlight { background:var(--bg2); border-radius:6px; padding:.5rem .8rem; }
+.doc .highlight { border:none; padding:.5rem .8rem; }
 details.exported { margin-top:.3rem; }
 details.exported summary { cursor:pointer; color:var(--muted); font-size:.9rem; }
-table { border-collapse:collapse; margin:.6rem 0; font-size:.92rem; }
+table { border-collapse:collapse; margin:.6rem 0; font-size:.92rem; display:block; max-width:100%; overflow-x:auto; }
+table.params { display:table; width:100%; table-layout:fixed; }
+table.params th:first-child { width:22%; } table.params th:nth-child(2) { width:26%; } table.params th:nth-child(3) { width:14%; }
+table.params td { overflow-wrap:anywhere; }
+table.params code { background:none; padding:0; }
 th, td { border:1px solid var(--line); padding:.3rem .6rem; text-align:left; vertical-align:top; }
 th { background:var(--bg2); }
 blockquote { margin:0; padding:.1rem 1rem; color:var(--muted); border-left:4px solid var(--line); }

@@ -1,0 +1,408 @@
+"SQLite usage log through litellm's callbacks and the fake provider: one row per call of each kind, values, concurrency, failures, schema upgrade, queries."
+import asyncio, contextvars, logging, sqlite3, threading, time
+import pytest, litellm
+from litellm import ModelResponse
+from litellm.types.utils import Usage
+from lisette import Chat, AsyncChat, contents
+from lisette.testing import Reply
+from lisette.usage import (LisetteUsageLogger, total_cost, usage_by_model, usage_by_day, costliest_calls, usage_row,
+                           UsageTable, SCHEMA_VERSION, _cols)
+
+MSGS = [{'role': 'user', 'content': 'Hi'}]
+VALUE_COLS = ['model', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cached_tokens', 'cache_read_tokens',
+              'cache_creation_tokens', 'reasoning_tokens', 'web_search_requests', 'response_cost', 'search_fee', 'cost']
+
+# What the provider reports, and what litellm makes of it (Anthropic's input_tokens excludes the cache, litellm adds it back)
+PROTOS = {
+    'openai': dict(model='openai/gpt-4o-mini', usage=dict(input=100, output=20, cache_read=30, reasoning=5),
+                   expect=dict(model='gpt-4o-mini', prompt_tokens=100, completion_tokens=20, total_tokens=120, cached_tokens=30,
+                               cache_read_tokens=0, cache_creation_tokens=0, reasoning_tokens=5, web_search_requests=0)),
+    'anthropic': dict(model='anthropic/claude-sonnet-4-5', usage=dict(input=100, output=20, cache_read=30, cache_creation=10, web_search_requests=2),
+                      expect=dict(model='claude-sonnet-4-5', prompt_tokens=140, completion_tokens=20, total_tokens=160, cached_tokens=30,
+                                  cache_read_tokens=30, cache_creation_tokens=10, reasoning_tokens=0, web_search_requests=2))}
+
+def kw_for(fp, proto):
+    return dict(model=PROTOS[proto]['model'], api_base=fp.openai_base if proto=='openai' else fp.anthropic_base, api_key='fake')
+
+def rows(db, order='id'):
+    c = sqlite3.connect(db); c.row_factory = sqlite3.Row
+    try: return [dict(o) for o in c.execute(f'SELECT * FROM usage ORDER BY {order}')]
+    finally: c.close()
+
+def count(db):
+    c = sqlite3.connect(db)
+    try: return c.execute('SELECT count(*) FROM usage').fetchone()[0]
+    finally: c.close()
+
+def wait_until(cond, timeout=30):
+    "Poll `cond` until true or `timeout` seconds: litellm runs sync success callbacks in its own threads"
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end: return False
+        time.sleep(0.02)
+    return True
+
+async def await_until(cond, timeout=30):
+    "`wait_until` inside an event loop, so litellm's async callback tasks can run"
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end: return False
+        await asyncio.sleep(0.02)
+    return True
+
+@pytest.fixture
+def usage_log(tmp_path):
+    "A logger on a fresh database, registered with litellm for the test only"
+    made = []
+    def make(db=None, **kw):
+        lg = LisetteUsageLogger(db or tmp_path/'usage.db', **kw).install()
+        made.append(lg)
+        return lg
+    try: yield make
+    finally:
+        for lg in made: lg.uninstall(); lg.close()
+        cb_lists = [litellm.callbacks, litellm.input_callback, litellm.success_callback, litellm._async_success_callback]
+        assert not any(o is lg for lg in made for lst in cb_lists for o in lst)
+
+def lisette_errors(caplog): return [r for r in caplog.records if r.name=='lisette.usage' and r.levelno>=logging.ERROR]
+
+# ---- one row per call, with the provider's numbers ----
+
+def _calls(kind, fp, proto, replies, db, n):
+    """Make one call of `kind` per reply, then wait until `db` has `n` rows (inside the loop for async calls: litellm runs
+    async success callbacks as tasks on the caller's event loop)"""
+    kw = kw_for(fp, proto)
+    if proto=='openai' and kind in ('stream', 'astream'): kw['stream_options'] = {'include_usage': True}
+    if kind in ('sync', 'stream'):
+        for rep in replies:
+            fp.queue(rep)
+            if kind=='sync': litellm.completion(messages=MSGS, **kw)
+            else:
+                for _ in litellm.completion(messages=MSGS, stream=True, **kw): pass
+        return wait_until(lambda: count(db) >= n)
+    async def go():
+        for rep in replies:
+            fp.queue(rep)
+            if kind=='async': await litellm.acompletion(messages=MSGS, **kw)
+            else:
+                async for _ in await litellm.acompletion(messages=MSGS, stream=True, **kw): pass
+        return await await_until(lambda: count(db) >= n)
+    return asyncio.run(go())
+
+@pytest.mark.parametrize('proto', ['openai', 'anthropic'])
+@pytest.mark.parametrize('kind', ['sync', 'stream', 'async', 'astream'])
+def test_one_row_per_call_with_reported_usage(fake_provider, usage_log, tmp_path, proto, kind):
+    fp, p = fake_provider, PROTOS[proto]
+    lg = usage_log(user_id_fn=lambda: 'alice')
+    # a plain sync call first, as the reference for cost; then three calls of the kind under test, streamed in many chunks
+    fp.queue(Reply('reference', usage=p['usage']))
+    ref = litellm.completion(messages=MSGS, **kw_for(fp, proto))
+    assert _calls(kind, fp, proto, [Reply(f'answer {i} ' + 'word '*30, usage=p['usage'], chunks=15) for i in range(3)], tmp_path/'usage.db', 4)
+    # a last sync call: once its row is in, any extra (per-chunk) row of the earlier calls would have had time to land too
+    fp.queue(Reply('sentinel', usage=dict(input=1, output=1)))
+    litellm.completion(messages=MSGS, **kw_for(fp, proto))
+    assert wait_until(lambda: any(r['prompt_tokens']==1 for r in rows(tmp_path/'usage.db')))
+    rs = rows(tmp_path/'usage.db')
+    assert len(rs) == 5 and len({r['call_id'] for r in rs}) == 5
+    main = [r for r in rs if r['prompt_tokens']!=1]
+    for r in main:
+        assert {k: r[k] for k in p['expect']} == p['expect']
+        assert r['user_id'] == 'alice' and r['provider'] == proto
+        assert r['cost'] == pytest.approx(total_cost(ref))
+    assert [r['stream'] for r in main] == [0] + [int(kind in ('stream', 'astream'))]*3
+    assert lg.errors == 0
+    if proto=='anthropic':  # litellm 1.106.2 prices Anthropic's searches itself: no fee added, yet the cost has the $0.02
+        assert all(r['search_fee'] == 0 and r['cost'] > 0.02 for r in main)
+
+def test_cost_matches_litellm_and_search_fee_not_doubled(fake_provider, usage_log, tmp_path):
+    fp = fake_provider
+    usage_log()
+    fp.queue(Reply('no search', usage=dict(input=1000, output=100)), Reply('searched', usage=dict(input=1000, output=100, web_search_requests=3)))
+    r0 = litellm.completion(messages=MSGS, **kw_for(fp, 'anthropic'))
+    r3 = litellm.completion(messages=MSGS, **kw_for(fp, 'anthropic'))
+    assert wait_until(lambda: count(tmp_path/'usage.db') == 2)
+    a, b = rows(tmp_path/'usage.db', 'web_search_requests')
+    assert a['cost'] == pytest.approx(r0._hidden_params['response_cost'])
+    assert b['cost'] - a['cost'] == pytest.approx(0.03)  # $10 per 1,000 searches, counted once
+    assert total_cost([a, b]) == pytest.approx(total_cost(r0) + total_cost(r3))
+
+def test_missing_search_fee_added_for_unpriced_search():
+    r = ModelResponse(model='my-own-model', usage=Usage(prompt_tokens=10, completion_tokens=5, total_tokens=15,
+                                                        server_tool_use={'web_search_requests': 4}))
+    row = usage_row(r, {})
+    assert row['search_fee'] == pytest.approx(0.04) and row['cost'] == pytest.approx(0.04)
+    assert total_cost(r, search_fee=0.02) == pytest.approx(0.08)
+
+# ---- through Chat and AsyncChat ----
+
+@pytest.mark.parametrize('proto', ['openai', 'anthropic'])
+@pytest.mark.parametrize('stream', [False, True])
+def test_chat_tool_loop_one_row_per_model_call(fake_provider, usage_log, tmp_path, proto, stream):
+    fp = fake_provider
+    usage_log()
+    def add(a:int, b:int=0) -> int:
+        "Add two numbers"
+        return a + b
+    fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2})], usage=dict(input=50, output=10)),
+             Reply(tool_calls=[('add', {'a': 3, 'b': 4})], usage=dict(input=70, output=11)),
+             Reply('The sums are 3 and 7.', usage=dict(input=90, output=12)))
+    kw = kw_for(fp, proto); m = kw.pop('model')
+    chat = Chat(m, tools=[add], **kw)
+    res = chat('add', max_steps=5, stream=stream)
+    if stream: list(res)
+    assert wait_until(lambda: count(tmp_path/'usage.db') >= 3)
+    rs = rows(tmp_path/'usage.db')
+    assert len(rs) == 3 and len(fp.requests) == 3
+    assert [(r['prompt_tokens'], r['completion_tokens']) for r in rs] == [(50, 10), (70, 11), (90, 12)]
+    assert sum(r['total_tokens'] for r in rs) == chat.use.total_tokens
+
+@pytest.mark.parametrize('proto', ['openai', 'anthropic'])
+@pytest.mark.parametrize('stream', [False, True])
+def test_asyncchat_tool_loop_one_row_per_model_call(fake_provider, usage_log, tmp_path, proto, stream):
+    fp = fake_provider
+    usage_log()
+    async def aadd(a:int, b:int=0) -> int:
+        "Add two numbers"
+        return a + b
+    fp.queue(Reply(tool_calls=[('aadd', {'a': 1, 'b': 2})], usage=dict(input=50, output=10)),
+             Reply('The sum is 3.', usage=dict(input=90, output=12)))
+    kw = kw_for(fp, proto); m = kw.pop('model')
+    async def main():
+        chat = AsyncChat(m, tools=[aadd], **kw)
+        r = await chat('add', stream=stream)
+        if stream: [o async for o in r]
+        assert await await_until(lambda: count(tmp_path/'usage.db') >= 2)
+        return chat
+    chat = asyncio.run(main())
+    rs = rows(tmp_path/'usage.db')
+    assert [(r['prompt_tokens'], r['completion_tokens']) for r in rs] == [(50, 10), (90, 12)]
+    assert sum(r['total_tokens'] for r in rs) == chat.use.total_tokens
+
+# ---- user ids ----
+
+def test_user_id_is_taken_in_the_calling_thread(fake_provider, usage_log, tmp_path):
+    "Sync streamed calls run their callback in litellm's pool; the user id still comes from the caller's context"
+    fp = fake_provider
+    current = contextvars.ContextVar('current_user', default=None)
+    usage_log(user_id_fn=current.get, require_user=True)
+    fp.respond_with(lambda body, path: Reply('hi ' + 'x '*20, usage=dict(input=3, output=4)))
+    def run(name):
+        current.set(name)
+        for _ in litellm.completion(messages=MSGS, stream=True, **kw_for(fp, 'anthropic')): pass
+    ts = [threading.Thread(target=run, args=(f'user{i}',)) for i in range(4)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    assert wait_until(lambda: count(tmp_path/'usage.db') == 4)
+    assert sorted(r['user_id'] for r in rows(tmp_path/'usage.db')) == [f'user{i}' for i in range(4)]
+
+def test_required_user_missing_logs_error_and_keeps_row(fake_provider, usage_log, tmp_path, caplog):
+    fp = fake_provider
+    lg = usage_log(require_user=True)
+    fp.queue('no user', 'with user')
+    r = litellm.completion(messages=MSGS, **kw_for(fp, 'openai'))
+    assert r.choices[0].message.content == 'no user'
+    assert wait_until(lambda: count(tmp_path/'usage.db') == 1)
+    errs = lisette_errors(caplog)
+    assert len(errs) == 1 and 'no user id' in errs[0].getMessage() and 'gpt-4o-mini' in errs[0].getMessage()
+    litellm.completion(messages=MSGS, user='bob', **kw_for(fp, 'openai'))
+    assert wait_until(lambda: count(tmp_path/'usage.db') == 2)
+    assert [r['user_id'] for r in rows(tmp_path/'usage.db')] == [None, 'bob']
+    assert len(lisette_errors(caplog)) == 1 and lg.errors == 0
+
+def test_failing_user_id_fn_never_breaks_the_call(fake_provider, usage_log, tmp_path, caplog):
+    fp = fake_provider
+    def who(): raise RuntimeError('no session')
+    usage_log(user_id_fn=who)
+    fp.queue('fine')
+    assert litellm.completion(messages=MSGS, **kw_for(fp, 'openai')).choices[0].message.content == 'fine'
+    assert wait_until(lambda: count(tmp_path/'usage.db') == 1)
+    assert any('no session' in r.getMessage() for r in lisette_errors(caplog))
+
+# ---- concurrency ----
+
+def test_threads_lose_no_row(fake_provider, usage_log, tmp_path):
+    fp = fake_provider
+    usage_log()
+    fp.respond_with(lambda body, path: Reply('ok', usage=dict(input=5, output=5)))
+    errs = []
+    def run():
+        try:
+            for _ in range(5): litellm.completion(messages=MSGS, **kw_for(fp, 'openai'))
+        except Exception as e: errs.append(e)
+    ts = [threading.Thread(target=run) for _ in range(8)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    assert not errs
+    assert wait_until(lambda: count(tmp_path/'usage.db') >= 40)
+    assert count(tmp_path/'usage.db') == 40
+
+def test_fifty_concurrent_async_calls_lose_no_row(fake_provider, usage_log, tmp_path):
+    fp = fake_provider
+    lg = usage_log()
+    # every request waits until all fifty are in flight, so the calls and their callbacks really overlap
+    barrier = threading.Barrier(50, timeout=30)
+    def respond(body, path):
+        barrier.wait(); return Reply('ok', usage=dict(input=int(body['messages'][-1]['content']), output=1))
+    fp.respond_with(respond)
+    async def main():
+        await asyncio.gather(*(litellm.acompletion(messages=[{'role': 'user', 'content': str(i+1)}], **kw_for(fp, 'openai')) for i in range(50)))
+        assert await await_until(lambda: count(tmp_path/'usage.db') >= 50)
+    asyncio.run(main())
+    assert sorted(r['prompt_tokens'] for r in rows(tmp_path/'usage.db')) == list(range(1, 51))
+    assert lg.errors == 0
+
+def test_two_loggers_on_one_file_hammered_from_threads(tmp_path):
+    "Separate connections (as from two processes) writing at once: WAL and the busy timeout keep every row"
+    db = tmp_path/'usage.db'
+    lgs = [LisetteUsageLogger(db), LisetteUsageLogger(db)]
+    start = threading.Barrier(8)
+    def run(t):
+        start.wait()
+        for i in range(100): lgs[t%2].record(dict(model='m', prompt_tokens=1, cost=0.001, call_id=f'{t}-{i}'))
+    ts = [threading.Thread(target=run, args=(t,)) for t in range(8)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    assert count(db) == 800 and all(lg.errors == 0 for lg in lgs)
+    assert sqlite3.connect(db).execute('PRAGMA journal_mode').fetchone()[0] == 'wal'
+    for lg in lgs: lg.close()
+
+def test_same_call_id_recorded_once(tmp_path):
+    lg = LisetteUsageLogger(tmp_path/'usage.db')
+    for _ in range(3): lg.record(dict(model='m', call_id='same'))
+    assert count(tmp_path/'usage.db') == 1
+    lg.close()
+
+# ---- a database that cannot be written ----
+
+def _three_calls_then_one_error(fp, lg, caplog):
+    for i in range(3):
+        fp.queue(f'answer {i}')
+        chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='fake')
+        assert contents(chat('hi')).content == f'answer {i}'
+    assert wait_until(lambda: lg.errors >= 3)
+    errs = lisette_errors(caplog)
+    assert len(errs) == 1, [r.getMessage() for r in errs]
+    assert str(lg.db_path) in errs[0].getMessage()
+    return errs[0].getMessage()
+
+def test_locked_database(fake_provider, usage_log, tmp_path, caplog):
+    fp, db = fake_provider, tmp_path/'usage.db'
+    lg = usage_log(busy_timeout=0.2)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute('BEGIN EXCLUSIVE')
+    try: assert 'locked' in _three_calls_then_one_error(fp, lg, caplog)
+    finally: holder.execute('ROLLBACK'); holder.close()
+    # once the lock is gone, rows are written again, and a new outage would be reported again
+    fp.queue('back')
+    litellm.completion(messages=MSGS, **kw_for(fp, 'openai'))
+    assert wait_until(lambda: count(db) == 1)
+    assert lg.errors == 3 and not lg._failing
+
+def test_read_only_database(fake_provider, usage_log, tmp_path, caplog):
+    fp, db = fake_provider, tmp_path/'usage.db'
+    LisetteUsageLogger(db).close()
+    lg = usage_log(db=f'{db.as_uri()}?mode=ro')
+    assert 'readonly' in _three_calls_then_one_error(fp, lg, caplog)
+    assert count(db) == 0
+
+def test_corrupt_database(fake_provider, usage_log, tmp_path, caplog):
+    fp, db = fake_provider, tmp_path/'usage.db'
+    db.write_bytes(b'not a database at all ' * 500)
+    lg = usage_log(db=db)
+    assert 'not a database' in _three_calls_then_one_error(fp, lg, caplog)
+    assert db.read_bytes().startswith(b'not a database')  # left as it was
+
+def test_newer_schema_is_refused_without_breaking_calls(fake_provider, usage_log, tmp_path, caplog):
+    fp, db = fake_provider, tmp_path/'usage.db'
+    c = sqlite3.connect(db); c.execute('CREATE TABLE usage (id INTEGER PRIMARY KEY, x TEXT)'); c.execute('PRAGMA user_version=99'); c.commit(); c.close()
+    lg = usage_log(db=db)
+    assert 'upgrade lisette' in _three_calls_then_one_error(fp, lg, caplog)
+
+# ---- schema upgrade ----
+
+def test_upgrade_from_v1_keeps_rows(fake_provider, usage_log, tmp_path):
+    fp, db = fake_provider, tmp_path/'usage.db'
+    v1 = [(n,t) for n,t,v in _cols if v==1]
+    c = sqlite3.connect(db)
+    c.execute(f"CREATE TABLE usage (id INTEGER PRIMARY KEY, {', '.join(f'{n} {t}' for n,t in v1)})")
+    c.executemany("INSERT INTO usage (timestamp, model, user_id, prompt_tokens, completion_tokens, total_tokens, web_search_requests, response_cost) VALUES (?,?,?,?,?,?,?,?)",
+                  [(1.7e9+i, 'old-model', f'u{i}', 10*i, 5, 10*i+5, i, 0.1*i) for i in range(3)])
+    c.commit(); c.close()
+    assert sqlite3.connect(db).execute('PRAGMA user_version').fetchone()[0] == 0
+    usage_log(db=db)
+    c = sqlite3.connect(db)
+    assert c.execute('PRAGMA user_version').fetchone()[0] == SCHEMA_VERSION
+    assert {o[1] for o in c.execute('PRAGMA table_info(usage)')} == {'id'} | {n for n,_,_ in _cols}
+    c.close()
+    old = rows(db)
+    assert [(r['model'], r['user_id'], r['prompt_tokens'], r['web_search_requests']) for r in old] == [('old-model', f'u{i}', 10*i, i) for i in range(3)]
+    assert [r['cost'] for r in old] == pytest.approx([0, 0.1, 0.2])  # filled from litellm's cost of the time
+    fp.queue(Reply('new', usage=dict(input=1, output=2)))
+    litellm.completion(messages=MSGS, **kw_for(fp, 'openai'))
+    assert wait_until(lambda: count(db) == 4)
+    assert rows(db)[-1]['completion_tokens'] == 2
+    # opening again changes nothing
+    LisetteUsageLogger(db).close()
+    assert count(db) == 4
+
+# ---- queries ----
+
+@pytest.fixture
+def filled(tmp_path):
+    lg = LisetteUsageLogger(tmp_path/'usage.db')
+    day1, day2 = 1_767_225_600, 1_767_312_000  # 2026-01-01 and 2026-01-02, 00:00 UTC
+    data = [(day1+10, 'a', 'ann', 100, 0.5, 0), (day1+20, 'b', 'bob', 200, 2.0, 1), (day2+30, 'a', 'ann', 300, 1.0, 2), (day2+40, 'a', 'bob', 50, 0.25, 0)]
+    for i,(ts, m, u, pt, cost, s) in enumerate(data):
+        lg.record(dict(timestamp=ts, model=m, user_id=u, prompt_tokens=pt, completion_tokens=1, total_tokens=pt+1,
+                       cached_tokens=0, web_search_requests=s, cost=cost, call_id=str(i)))
+    yield lg
+    lg.close()
+
+def test_usage_by_model(filled):
+    t = usage_by_model(filled)
+    assert isinstance(t, UsageTable) and isinstance(t, list)
+    assert [(r['model'], r['calls'], r['prompt_tokens'], r['searches'], r['cost']) for r in t] == [('a', 3, 450, 2, 1.75), ('b', 1, 200, 1, 2.0)][::-1]
+    assert [(r['model'], r['cost']) for r in usage_by_model(filled.db_path, user_id='ann')] == [('a', 1.5)]
+    md = t._repr_markdown_()
+    assert md.splitlines()[0] == '| model | calls | prompt_tokens | completion_tokens | cached_tokens | searches | cost |'
+    assert '| b | 1 | 200 | 1 | 0 | 1 | $2.0000 |' in md
+
+def test_usage_by_day(filled):
+    t = usage_by_day(filled)
+    assert [(r['day'], r['calls'], r['cost']) for r in t] == [('2026-01-01', 2, 2.5), ('2026-01-02', 2, 1.25)]
+    assert [r['day'] for r in usage_by_day(filled, since=1_767_312_000)] == ['2026-01-02']
+
+def test_costliest_calls(filled):
+    t = costliest_calls(filled, 3)
+    assert [(r['model'], r['user_id'], r['cost']) for r in t] == [('b', 'bob', 2.0), ('a', 'ann', 1.0), ('a', 'ann', 0.5)]
+    assert t[0]['time'] == '2026-01-01 00:00:20'
+    assert total_cost(costliest_calls(filled, 10)) == pytest.approx(3.75)
+
+def test_empty_and_missing(tmp_path, filled):
+    assert usage_by_model(filled, user_id='nobody')._repr_markdown_() == '*no usage recorded*'
+    with pytest.raises(FileNotFoundError, match='No usage database'): usage_by_model(tmp_path/'nope.db')
+    assert not (tmp_path/'nope.db').exists()
+
+# ---- registration ----
+
+def test_two_loggers_both_record_and_uninstall_stops(fake_provider, usage_log, tmp_path):
+    "litellm skips a logger that looks like one it already has; loggers on different files must both be called"
+    fp = fake_provider
+    a, b = usage_log(db=tmp_path/'a.db'), usage_log(db=tmp_path/'b.db')
+    fp.queue('one', 'two')
+    litellm.completion(messages=MSGS, **kw_for(fp, 'openai'))
+    assert wait_until(lambda: count(tmp_path/'a.db') == 1 and count(tmp_path/'b.db') == 1)
+    b.uninstall()
+    litellm.completion(messages=MSGS, **kw_for(fp, 'openai'))
+    assert wait_until(lambda: count(tmp_path/'a.db') == 2)
+    assert count(tmp_path/'b.db') == 1  # a's row for the same call is in, and b's callback would have run beside it
+
+def test_aflush_writes_async_rows_before_the_loop_ends(fake_provider, usage_log, tmp_path):
+    fp = fake_provider
+    lg = usage_log()
+    fp.respond_with(lambda body, path: Reply('ok', usage=dict(input=2, output=3)))
+    async def main():
+        await asyncio.gather(*(litellm.acompletion(messages=MSGS, **kw_for(fp, 'anthropic')) for _ in range(10)))
+        await lg.aflush()
+        return count(tmp_path/'usage.db')
+    assert asyncio.run(main()) == 10
