@@ -8,7 +8,7 @@ Docs: https://lisette-dev.github.io/lisette/chat.html.md"""
 __all__ = ['effort', 'max_pauses', 'retry_backoff', 'retry_max_wait', 'structured', 'add_warning', 'CostLimitError',
            'MissingApiKeyError', 'Chat', 'AsyncChat']
 
-# %% ../nbs/06_chat.ipynb #25764469
+# %% ../nbs/06_chat.ipynb #72d2ab93
 import asyncio, json, random, time, warnings
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -29,7 +29,7 @@ from .stream import _trunc_str
 from .providers import model_info, supported_params, has_search, adapt_request, paused
 from .history import check_hist, repair_hist, HistoryError, unresolved_tool_calls, interrupted_result
 
-# %% ../nbs/06_chat.ipynb #f9cac62b
+# %% ../nbs/06_chat.ipynb #799ecf65
 def _schema(tool):
     if hasattr(tool, 'model_json_schema'):
         return {'type': 'function', 'function': {'name': tool.__name__, 'description': (tool.__doc__ or '').strip(), 'parameters': tool.model_json_schema()}}
@@ -48,7 +48,7 @@ def structured(m:str, msgs:list, tool:Callable, completefunc:Callable=completion
     if hasattr(tool, 'model_validate'): return tool.model_validate(args)
     return call_func(tool, args)
 
-# %% ../nbs/06_chat.ipynb #dc7fc7ca
+# %% ../nbs/06_chat.ipynb #7841cd51
 class _Call(NamedTuple): kw: dict
 class _Tools(NamedTuple): tcs: list; schemas: list; ns: dict
 class _Out(NamedTuple): o: object
@@ -82,7 +82,7 @@ def _is_pause(r):
     "Did the provider pause the turn (Anthropic `pause_turn`)? (litellm reports it as `stop`: see `providers.paused`)"
     return paused(r)
 
-# %% ../nbs/06_chat.ipynb #23372e8a
+# %% ../nbs/06_chat.ipynb #26af242a
 _retryable = (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError,
               litellm.APIConnectionError, litellm.Timeout)
 retry_backoff, retry_max_wait = 0.5, 30.
@@ -110,7 +110,7 @@ def _retry_delay(e, attempt, waited, retries):
     if d is None: d = retry_backoff * 2**attempt * (0.75+random.random()/2)
     return d if waited+d<=retry_max_wait else None
 
-# %% ../nbs/06_chat.ipynb #f597c061
+# %% ../nbs/06_chat.ipynb #80176763
 class Chat:
     def __init__(
         self,
@@ -139,6 +139,7 @@ class Chat:
         retries:int=3, # Retry rate limits and server errors this many times, with backoff
         max_cost:float=None, # Spending limit in $ for this chat: then tools go off, the model wraps up, later turns raise
         repair:bool=False, # Repair an invalid `hist` (answer dangling calls, drop orphans, ...) instead of raising
+        fit_context:bool=False, # Shorten the oldest tool results when a request would exceed the context window
     ):
         "LiteLLM chat client."
         self.tools = listify(tools)
@@ -148,7 +149,7 @@ class Chat:
         self.completefunc = ifnone(completefunc, self._default_complete)
         self.callkw = callkw or {}
         self.use, self.last_use, self._ckpts = UsageStats(), UsageStats(), []
-        store_attr('model,sp,temp,search,cache,cache_idxs,ttl,api_base,api_key,extra_headers,tc_res_eval,markup,tool_reminder,max_tokens,stream,parallel_tools,retries,max_cost,repair')
+        store_attr('model,sp,temp,search,cache,cache_idxs,ttl,api_base,api_key,extra_headers,tc_res_eval,markup,tool_reminder,max_tokens,stream,parallel_tools,retries,max_cost,repair,fit_context')
         self.hist = hist
 
     _default_complete = staticmethod(completion)
@@ -161,7 +162,7 @@ class Chat:
         else:
             h, self.repairs = repair_hist(h, pending_ok=True)
             if self.repairs: warnings.warn("Chat repaired its history:\n" + '\n'.join(self.repairs), stacklevel=3)
-        self._hist, self._ckpts = h, []
+        self._hist, self._ckpts, self._ctx = h, [], (None, 0)
     @property
     def tools(self): return self._tools
     @tools.setter
@@ -173,7 +174,7 @@ class Chat:
 
     def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, messages={len(self.hist)}, use={self.use!r})"
 
-# %% ../nbs/06_chat.ipynb #cd282165
+# %% ../nbs/06_chat.ipynb #8bfc52a6
 @patch
 def _place_ckpts(self:Chat, idxs):
     for m in self._ckpts: remove_cache_ckpts(m)
@@ -203,7 +204,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
     if prefill: res.append({'role': 'assistant', 'content': prefill})
     return res
 
-# %% ../nbs/06_chat.ipynb #0d26aa99
+# %% ../nbs/06_chat.ipynb #0367bbd9
 @patch
 def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_tokens, schemas, kwargs):
     sparams = supported_params(self.model)
@@ -220,7 +221,7 @@ def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_toke
     if self.retries and self.completefunc in (completion, acompletion): kw['max_retries'] = 0  # ours, not the SDK's
     return adapt_request(kw | kwargs)
 
-# %% ../nbs/06_chat.ipynb #089504e9
+# %% ../nbs/06_chat.ipynb #5f1f13e3
 @patch
 def _tools_for(self:Chat, tools):
     if tools is None: return self.tool_schemas, self.ns
@@ -235,6 +236,20 @@ def _after_response(self:Chat, r, prefill):
     u = UsageStats.from_response(r, self.markup)
     self.use += u; self.last_use += u
     return m
+
+@patch
+def _check_context(self:Chat, schemas, max_tokens):
+    "Warn before a request that would not fit the context window (with `fit_context`, shorten old tool results): True if it shortened"
+    from lisette.interop import check_context, context_window, _bytes_bound  # interop builds on chat
+    if getattr(self, '_win', (None,))[0]!=self.model: self._win = (self.model, context_window(self.model))
+    if not (w := self._win[1]): return False
+    # cheap upper bound: the tokens the provider counted last time, plus a byte bound of what was added since
+    n0, t0 = self._ctx
+    est = t0 + _bytes_bound(self._hist[n0:]) if n0 is not None and n0<=len(self._hist) else _bytes_bound(self._hist, schemas, self.sp)
+    if est<=w-(max_tokens or 0): return False
+    h, done = check_context(self._hist, self.model, schemas, self.sp, max_tokens=max_tokens, shorten=self.fit_context, window=w)
+    if done: self._hist[:] = h
+    return bool(done)
 
 @patch
 def _max_hist_ckpts(self:Chat):
@@ -271,6 +286,7 @@ def _turn(self:Chat, msg=None, prefill=None, temp=None, think=None, search=None,
             for _,tr in pairs: yield _Out(tr)
         msgs = self._prep_msg(msg, prefill)
         while True:
+            if not attempt and self._check_context(schemas, ifnone(max_tokens, self.max_tokens)): msgs = self._prep_msg(None, prefill)
             kw = self._request(msgs, temp, think, search, stream, tool_choice, max_tokens, schemas, kwargs)
             if not attempt: check_hist(self._hist, start=min(start, len(self._hist)), max_ckpts=self._max_hist_ckpts())
             if stream and prefill and not attempt: yield _Out(mk_stream_chunk(content=prefill, role='assistant'))
@@ -296,6 +312,8 @@ def _turn(self:Chat, msg=None, prefill=None, temp=None, think=None, search=None,
             if over_cost and final: add_warning(r, _cost_warning(self.use, self.max_cost))
             m = self._after_response(r, prefill)
             self._hist.append(m)
+            u = getattr(r, 'usage', None)
+            self._ctx = (len(self._hist), (u.prompt_tokens or 0)+(u.completion_tokens or 0)) if getattr(u, 'prompt_tokens', None) else (None, 0)
             yield _Out(r)
             prefill = None
             tcs = _filter_srvtools(m.tool_calls)
@@ -319,7 +337,7 @@ def _turn(self:Chat, msg=None, prefill=None, temp=None, think=None, search=None,
     finally:
         if not ok: self._repair(start)
 
-# %% ../nbs/06_chat.ipynb #5f639ecd
+# %% ../nbs/06_chat.ipynb #c5af1c4e
 @patch
 def _run_tools(self:Chat, cmd):
     f = partial(_exec_tool, tool_schemas=cmd.schemas, ns=cmd.ns, tc_res=self.tc_res, tc_res_eval=self.tc_res_eval)
@@ -359,7 +377,7 @@ def _drive(self:Chat, eng, stream):
             except Exception as e: exc = e
     finally: eng.close()
 
-# %% ../nbs/06_chat.ipynb #ad4e2411
+# %% ../nbs/06_chat.ipynb #84a9df86
 def _last_response(res): return last(o for o in res if isinstance(o, ModelResponse))
 
 @patch
@@ -381,13 +399,13 @@ def __call__(self:Chat,
     res = list(gen)
     return res if return_all else _last_response(res)
 
-# %% ../nbs/06_chat.ipynb #b29eaba4
+# %% ../nbs/06_chat.ipynb #4eb044fc
 def _mk_pause():
     srv_tc = mk_tc("web_search", query="Solveit Answer.AI", tcid=random_tool_id().replace('toolu_', 'srvtoolu_'))
     from litellm.types.utils import Choices
     return ModelResponse(choices=[Choices.model_construct(finish_reason="pause_turn", index=0, message=mk_tc_req("Let me search for that information:", [srv_tc]))])
 
-# %% ../nbs/06_chat.ipynb #85c3157a
+# %% ../nbs/06_chat.ipynb #ff25bf71
 class AsyncChat(Chat):
     "LiteLLM chat client (async)."
     _default_complete = staticmethod(acompletion)

@@ -7,13 +7,15 @@ Docs: https://lisette-dev.github.io/lisette/core.html.md"""
 # %% auto #0
 __all__ = []
 
-# %% ../nbs/08_core.ipynb #e8d6cc85
+# %% ../nbs/08_core.ipynb #8151894b
 from .messages import *
 from .tools import *
 from .usage import *
 from .providers import *
 from .stream import *
 from .chat import *
+from .history import *
+from .interop import *
 from .messages import _add_cache_control, _has_cache, _bytes2content, _mk_content
 from .tools import _lite_call_func, _alite_call_func, _mk_tool_result, _prep_tool_res, _resolve_tool_refs, _try_eval, _filter_srvtools
 from .stream import _trunc_str

@@ -9,14 +9,14 @@ __all__ = ['media_kinds', 'tool_dtls_tag', 're_tools', 'token_dtls_tag', 're_tok
            'random_tool_id', 'contents', 'stop_reason', 'sniff_mime', 'remove_cache_ckpts', 'mk_msg', 'split_tools',
            'fmt2hist', 'MessageFormatError', 'check_msg', 'mk_msgs']
 
-# %% ../nbs/01_messages.ipynb #c15249d3
+# %% ../nbs/01_messages.ipynb #bdb89b37
 import base64, json, random, re, string
 from fastcore.utils import *
 from fastcore.funccall import detect_mime
 from litellm import ModelResponse, ModelResponseStream, Message
 from litellm.types.utils import ModelResponseBase, ChatCompletionMessageToolCall, Function
 
-# %% ../nbs/01_messages.ipynb #cb444cd8
+# %% ../nbs/01_messages.ipynb #66e43969
 _fixed_id, _fixed_created = 'chatcmpl-xxx', 1000000000
 
 def _fixed_setattr(self, name, value):
@@ -35,12 +35,12 @@ def patch_litellm(seed:int=0):
         ModelResponseBase.__setattr__ = _fixed_setattr
     if seed is not None: random.seed(seed)
 
-# %% ../nbs/01_messages.ipynb #99cbf6df
+# %% ../nbs/01_messages.ipynb #d2767654
 def random_tool_id():
     "Generate a random tool ID with 'toolu_' prefix"
     return 'toolu_' + ''.join(random.choices(string.ascii_letters+string.digits, k=25))
 
-# %% ../nbs/01_messages.ipynb #c6527f9a
+# %% ../nbs/01_messages.ipynb #542c77d4
 def contents(r):
     "Get message object from response `r`."
     return r.choices[0].message
@@ -49,7 +49,7 @@ def stop_reason(r):
     "The finish reason of response `r` (e.g. 'stop', 'tool_calls', 'length', 'content_filter')"
     return r.choices[0].finish_reason
 
-# %% ../nbs/01_messages.ipynb #675ca945
+# %% ../nbs/01_messages.ipynb #415ab8bf
 def _tc_line(tc): return f"🔧 {nested_idx(tc,'function','name')}({nested_idx(tc,'function','arguments')})"
 
 def _img_md(img):
@@ -69,7 +69,7 @@ def _repr_markdown_(self:ModelResponse):
     dets = '\n'.join(dets)
     return f"{res}\n\n<details>\n\n{dets}\n\n</details>"
 
-# %% ../nbs/01_messages.ipynb #bf025287
+# %% ../nbs/01_messages.ipynb #1aa15574
 media_kinds = {  # MIME type -> kind, for the bytes `mk_msg` accepts
     'image/jpeg': 'image', 'image/png': 'image', 'image/gif': 'image', 'image/webp': 'image',
     'application/pdf': 'pdf',
@@ -124,7 +124,7 @@ def _mk_content(o):
         return o
     raise TypeError(f"Cannot make a message part from {type(o).__name__}: use str, bytes, or a content-part dict.")
 
-# %% ../nbs/01_messages.ipynb #36cf70a7
+# %% ../nbs/01_messages.ipynb #5d8fe7c8
 def _cc(ttl=None):
     if ttl is None: return {'type': 'ephemeral'}
     if ttl not in ('5m', '1h'): raise ValueError(f"Cache ttl must be '5m' or '1h' (Anthropic's two lifetimes), not {ttl!r}")
@@ -173,7 +173,7 @@ def remove_cache_ckpts(msg):
             if isinstance(o, dict): o.pop('cache_control', None)
     return msg
 
-# %% ../nbs/01_messages.ipynb #48d0bbc0
+# %% ../nbs/01_messages.ipynb #a0a283e3
 def mk_msg(
     content, # Content: str, bytes (image), list of mixed content, or dict w 'role' and 'content' fields
     role:str='user', # Message role if content isn't already a dict/Message
@@ -192,7 +192,7 @@ def mk_msg(
     msg = {'role': role, 'content': c}
     return _add_cache_control(msg, ttl) if cache else msg
 
-# %% ../nbs/01_messages.ipynb #2c0dff2d
+# %% ../nbs/01_messages.ipynb #10e956b9
 tool_dtls_tag = "<details class='tool-usage-details' markdown='1'>"
 re_tools = re.compile(fr"^({tool_dtls_tag}\n*(<summary>.*?</summary>\n*)?```json\n+(.*?)\n+```\n+</details>)",
                       flags=re.DOTALL|re.MULTILINE)
@@ -200,7 +200,7 @@ token_dtls_tag = "<details class='token-usage-details' markdown='1'>"
 re_token = re.compile(fr"^{token_dtls_tag}.*?</details>\n*", flags=re.DOTALL|re.MULTILINE)
 _re_pending = re.compile(r"^\s*- ⏳ <code>.*?</code> ⏳\s*$", flags=re.MULTILINE)
 
-# %% ../nbs/01_messages.ipynb #276e01a1
+# %% ../nbs/01_messages.ipynb #c0f360c4
 def split_tools(s):
     "Split formatted output into (text, summary, tooljson) chunks"
     parts = re_tools.split(re_token.sub('', s))
@@ -233,7 +233,7 @@ def _tr_from_block(d):
     return {'role': 'tool', 'tool_call_id': d['id'], 'name': d['call']['function'],
             'content': res if isinstance(res, (str, list)) else json.dumps(res)}
 
-# %% ../nbs/01_messages.ipynb #3d9971ea
+# %% ../nbs/01_messages.ipynb #c0c8a574
 def fmt2hist(outp:str)->list:
     "Transform a formatted output into a LiteLLM compatible history"
     hist, pending, cur = [], 0, None
@@ -263,7 +263,7 @@ def _group_results(hist):
         for tc in (m.tool_calls or []): res.append(first(o for o in hist if isinstance(o, dict) and o.get('tool_call_id')==tc.id))
     return res
 
-# %% ../nbs/01_messages.ipynb #e0032e6f
+# %% ../nbs/01_messages.ipynb #79e31f0b
 class MessageFormatError(ValueError):
     "A message in the wrong shape; `index` and `field` say where"
     def __init__(self, msg, index=None, field=None): super().__init__(msg); self.index, self.field = index, field
@@ -299,7 +299,7 @@ def check_msg(m, i=None, need_ids=True):
         raise MessageFormatError(f"message {i}: {f!r} {problem}" if i is not None else f"message: {f!r} {problem}", i, f)
     return m
 
-# %% ../nbs/01_messages.ipynb #9b6d2e2f
+# %% ../nbs/01_messages.ipynb #71491a9a
 max_cache_ckpts = 4
 
 def _ckpt_targets(msgs, cache_idxs, mx=max_cache_ckpts):

@@ -9,7 +9,7 @@ __all__ = ['stream_with_complete', 'astream_with_complete', 'delta_text', 'mk_st
            'trunc_param', 'mk_tr_details', 'StreamFormatter', 'AsyncStreamFormatter', 'display_stream',
            'adisplay_stream']
 
-# %% ../nbs/05_stream.ipynb #b2ed3251
+# %% ../nbs/05_stream.ipynb #c984c2a2
 import html, json, re, time
 from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream, stream_chunk_builder
@@ -18,7 +18,7 @@ from .messages import contents, tool_dtls_tag
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id
 from .usage import quiet_litellm
 
-# %% ../nbs/05_stream.ipynb #6e9e24ac
+# %% ../nbs/05_stream.ipynb #ff6a603b
 def stream_with_complete(gen, postproc=noop):
     "Extend streaming response chunks with the complete response"
     chunks = []
@@ -38,7 +38,7 @@ async def astream_with_complete(agen, postproc=noop):
     with quiet_litellm(): res = stream_chunk_builder(chunks)
     yield res
 
-# %% ../nbs/05_stream.ipynb #08c63792
+# %% ../nbs/05_stream.ipynb #fd503437
 def delta_text(msg):
     "Extract printable content from streaming delta, return None if nothing to print"
     c = msg.choices[0]
@@ -56,7 +56,7 @@ def mk_stream_chunk(**kwargs):
     "A `ModelResponseStream` chunk whose delta has `kwargs`"
     return ModelResponseStream([StreamingChoices(delta=Delta(**kwargs))])
 
-# %% ../nbs/05_stream.ipynb #e44d8a7c
+# %% ../nbs/05_stream.ipynb #8ddc8610
 def cite_footnote(msg):
     "Add a markdown link for the citation carried by stream chunk `msg` (if any)"
     try: delta = msg.choices[0].delta
@@ -70,7 +70,7 @@ def cite_footnotes(stream_list):
     "Add markdown footnote citations to stream deltas"
     for msg in stream_list: cite_footnote(msg)
 
-# %% ../nbs/05_stream.ipynb #3ec05c1c
+# %% ../nbs/05_stream.ipynb #07748fa2
 def _safe_cut(s, i):
     "Index `i`, moved back so a surrogate pair is not split"
     return i-1 if 0<i<=len(s) and '\ud800'<=s[i-1]<='\udbff' else i
@@ -83,7 +83,7 @@ def _trunc_str(s, mx=2000, skip=0):
     a, b = _safe_cut(s, skip), _safe_cut(s, max(mx-skip, skip))
     return f"<TRUNCATED>{'…' if skip else ''}{s[a:b]}…</TRUNCATED>"
 
-# %% ../nbs/05_stream.ipynb #04969e6e
+# %% ../nbs/05_stream.ipynb #5fa94d32
 def trunc_param(v, mx:int=40):
     "Truncate and escape param value for display"
     s = re.sub(r'\s*\n\s*', '', str(v))
@@ -102,7 +102,7 @@ def _args_dict(tc):
 
 def _fmt_call(tc): return f"{_tc_name(tc)}({', '.join(f'{k}={_short_repr(v)}' for k,v in _args_dict(tc).items())})"
 
-# %% ../nbs/05_stream.ipynb #b6eb8211
+# %% ../nbs/05_stream.ipynb #0ce58520
 def _trunc_obj(o, mx):
     if isinstance(o, str): return _trunc_str(o, mx=mx)
     if isinstance(o, list): return [_trunc_obj(x, mx) for x in o]
@@ -118,7 +118,7 @@ def mk_tr_details(tr, tc, mx:int=2000):
     summ = f"{_tc_name(tc)}({', '.join(f'{k}={trunc_param(v)}' for k,v in args.items())})→{trunc_param(c)}"
     return f"\n\n{tool_dtls_tag}\n<summary><code>{summ}</code></summary>\n\n```json\n{json.dumps(res, indent=2)}\n```\n\n</details>\n\n"
 
-# %% ../nbs/05_stream.ipynb #65b3b98c
+# %% ../nbs/05_stream.ipynb #80a4ebda
 class StreamFormatter:
     def __init__(self, mx:int=2000, debug:bool=False, showthink:bool=False):
         "Format a stream of chunks, responses and tool results as markdown; `outp` accumulates it all"
@@ -158,7 +158,7 @@ class StreamFormatter:
         for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #856732f5
+# %% ../nbs/05_stream.ipynb #eaccc7f9
 class AsyncStreamFormatter(StreamFormatter):
     "`StreamFormatter` for async streams"
     async def format_stream(self, rs):
@@ -166,7 +166,7 @@ class AsyncStreamFormatter(StreamFormatter):
         async for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #426f5dc7
+# %% ../nbs/05_stream.ipynb #0af3070d
 def _ipy_display():
     try: from IPython.display import display, Markdown
     except ImportError: raise ImportError("display_stream needs IPython to show markdown: `pip install ipython`, "

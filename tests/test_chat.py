@@ -261,3 +261,27 @@ def test_max_cost(proto):
     assert len(fp.requests) == n and chat.hist[-1].content.startswith('wrapped up')
     chat.max_cost = None; fp.queue("ok again")
     assert contents(chat("more")).content == 'ok again'
+
+# ---- context window
+
+def test_context_window_warning_and_fit(fake_provider):
+    import warnings
+    from lisette.interop import ContextWindowWarning
+    fp = fake_provider
+    big = ' '.join(map(str, range(200_000)))
+    def read_log() -> str:
+        "Read the huge log"
+        return big
+    for fit in (False, True):
+        fp.reset(); fp.queue(Reply(tool_calls=[('read_log', {})]), "done")
+        chat = Chat('openai/gpt-4o-mini', tools=[read_log], fit_context=fit, api_base=fp.openai_base, api_key='k')
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter('always')
+            chat("read it")
+        msgs = [str(w.message) for w in ws if issubclass(w.category, ContextWindowWarning)]
+        if fit: assert len(msgs) == 1 and msgs[0].startswith('Shortened 1 tool result') and len(fp.last['messages'][-1]['content']) < 5000
+        else: assert len(msgs) == 1 and 'the provider will likely reject it' in msgs[0] and fp.last['messages'][-1]['content'] == big
+    fp.reset(); fp.queue("small")
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', ContextWindowWarning)  # an ordinary turn never warns
+        Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')("hi")

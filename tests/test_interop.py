@@ -1,0 +1,418 @@
+"History interop: round trips through the Anthropic and OpenAI forms, save/load, token budget, and both checked against the fake provider."
+import json, tempfile, warnings
+from pathlib import Path
+import httpx, litellm, pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+from litellm import Message
+from litellm.types.utils import ChatCompletionMessageToolCall, Function
+from lisette import Chat, AsyncChat, contents
+from lisette.messages import check_msg
+from lisette.tools import mk_tc, mk_tc_req, mk_tc_result
+from lisette.usage import UsageStats
+from lisette.interop import *
+from lisette.testing import Reply
+
+# ---- strategies: histories in the shapes Chat keeps (dicts, Messages, tool-call objects, cache_control, thinking) ----
+texts = st.text(min_size=1, max_size=30).filter(lambda s: s.strip())
+cc = st.sampled_from([None, {'type': 'ephemeral'}, {'type': 'ephemeral', 'ttl': '1h'}])
+b64 = st.binary(min_size=1, max_size=12).map(lambda b: __import__('base64').b64encode(b).decode())
+json_vals = st.recursive(st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=10),
+                         lambda ch: st.lists(ch, max_size=3) | st.dictionaries(st.text(max_size=5), ch, max_size=3), max_leaves=6)
+
+def _with_cc(p, c): return {**p, 'cache_control': c} if c else p
+
+@st.composite
+def parts(draw, images=True):
+    kinds = ['text', 'img_data', 'img_url', 'pdf'] if images else ['text']
+    res = []
+    for k in draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=3)):
+        if k=='text': p = {'type': 'text', 'text': draw(texts)}
+        elif k=='img_data':
+            mt = draw(st.sampled_from(['image/png', 'image/jpeg', 'image/webp']))
+            url = f"data:{mt};base64,{draw(b64)}"
+            p = {'type': 'image_url', 'image_url': draw(st.sampled_from([url, {'url': url}]))}  # lisette's bare-string form too
+        elif k=='img_url': p = {'type': 'image_url', 'image_url': {'url': 'https://example.com/' + draw(st.from_regex(r'[a-z]{1,8}\.png', fullmatch=True))}}
+        else: p = {'type': 'file', 'file': {'file_data': f"data:application/pdf;base64,{draw(b64)}"}}
+        res.append(p)
+    res[-1] = _with_cc(res[-1], draw(cc))
+    return res
+
+def content(images=True): return texts | parts(images)
+
+@st.composite
+def tool_call(draw, i):
+    tid, name = f"toolu_{i}", draw(st.sampled_from(['add', 'read', 'search']))
+    args = json.dumps(draw(st.dictionaries(st.text(min_size=1, max_size=5), json_vals, max_size=3)))
+    if draw(st.booleans()): return {'index': i, 'id': tid, 'type': 'function', 'function': {'name': name, 'arguments': args}}
+    return ChatCompletionMessageToolCall(function=Function(name=name, arguments=args), id=tid, type='function')
+
+@st.composite
+def assistant(draw, start):
+    tcs = draw(st.lists(tool_call(start), max_size=0)) or [draw(tool_call(start+j)) for j in range(draw(st.integers(0, 3)))]
+    if tcs and (c := draw(cc)):
+        if isinstance(tcs[-1], dict): tcs[-1]['cache_control'] = c
+        else: tcs[-1].cache_control = c
+    txt = draw(st.none() | texts | parts(images=False)) if tcs else draw(content(images=False))
+    tb = draw(st.lists(st.one_of(st.builds(lambda t,s: {'type': 'thinking', 'thinking': t, 'signature': s}, texts, texts),
+                                 st.builds(lambda d: {'type': 'redacted_thinking', 'data': d}, texts)), max_size=2))
+    kw = dict(content=txt, role='assistant')
+    if tcs: kw['tool_calls'] = tcs
+    if tb: kw |= dict(thinking_blocks=tb, reasoning_content=''.join(b.get('thinking', '') for b in tb))
+    m = Message(**kw) if not isinstance(txt, list) and draw(st.booleans()) else kw  # a Message holds text content only
+    return m, tcs
+
+@st.composite
+def histories(draw):
+    hist, n = [], 0
+    for _ in range(draw(st.integers(1, 4))):
+        hist.append({'role': 'user', 'content': draw(content())})
+        m, tcs = draw(assistant(n)); n += 4
+        hist.append(m)
+        for tc in tcs:
+            res = draw(texts | parts())
+            hist.append(mk_tc_result(tc, res))
+        if tcs and draw(st.booleans()): hist.append({'role': 'user', 'content': draw(content())})
+        if tcs: hist.append({'role': 'assistant', 'content': draw(texts)})
+    return hist
+
+sps = st.sampled_from(['', 'Be brief.'])
+prop = settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# ---- Anthropic ----
+@prop
+@given(histories(), sps)
+def test_anthropic_round_trip(hist, sp):
+    rep = []
+    system, msgs = to_anthropic(hist, sp, report=rep)
+    assert rep == []  # nothing in these histories is beyond Anthropic
+    back = from_anthropic(msgs, system, report=rep)
+    assert rep == []
+    assert back == ([{'role': 'system', 'content': sp}] if sp else []) + norm_hist(hist)
+    # and the other way: Anthropic -> ours -> Anthropic gives the same messages
+    assert to_anthropic(back) == (system, msgs)
+    json.dumps(msgs)  # a native request body
+
+@prop
+@given(histories())
+def test_anthropic_shape(hist):
+    "Every tool_use is answered in the very next (user) message, results first; roles alternate"
+    _, msgs = to_anthropic(hist)
+    for a,b in zip(msgs, msgs[1:]): assert a['role'] != b['role']
+    for k,m in enumerate(msgs):
+        ids = [o['id'] for o in m['content'] if o['type']=='tool_use']
+        if not ids: continue
+        nxt = msgs[k+1]['content']
+        assert [o['tool_use_id'] for o in nxt[:len(ids)]] == ids
+        assert all(isinstance(o['input'], dict) for o in m['content'] if o['type']=='tool_use')
+
+def test_anthropic_reports_what_it_cannot_hold():
+    hist = [{'role': 'user', 'name': 'ann', 'content': [{'type': 'text', 'text': 'hi'}, {'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,AA==', 'detail': 'high'}},
+                                                       {'type': 'file', 'file': {'file_data': 'data:audio/wav;base64,AA=='}}]},
+            {'role': 'assistant', 'content': 'x', 'reasoning_content': 'unsigned'},
+            {'role': 'user', 'content': 'again'},
+            {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 't1', 'type': 'function', 'function': {'name': 'f', 'arguments': '[1]'}}]},
+            {'role': 'tool', 'tool_call_id': 't1', 'name': 'other', 'content': 'r'}]
+    with pytest.warns(LossyConversionWarning) as w: to_anthropic(hist)
+    assert len(w) == 1  # one warning, listing them all
+    msg = str(w[0].message)
+    for s in ["user name 'ann'", "detail='high'", 'audio/wav', 'without a signature', "not a JSON object ('[1]')", "name 'other'"]: assert s in msg
+    rep = []
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        to_anthropic(hist, report=rep)  # with a report list there is no warning
+    assert len(rep) == 6
+
+def test_from_anthropic_reports():
+    msgs = [{'role': 'user', 'content': 'q'},
+            {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 't1', 'name': 'f', 'input': {}}, {'type': 'text', 'text': 'after'},
+                                              {'type': 'server_tool_use', 'id': 's', 'name': 'web_search', 'input': {}}]},
+            {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 't1', 'content': 'bad', 'is_error': True}]}]
+    rep = []
+    h = from_anthropic(msgs, report=rep)
+    assert [m['role'] for m in h] == ['user', 'assistant', 'tool']
+    assert h[2]['name'] == 'f' and h[1]['content'] == 'after'
+    assert any('is_error' in o for o in rep) and any('server_tool_use' in o for o in rep) and any('text after a tool_use' in o for o in rep)
+
+def test_from_anthropic_sdk_objects():
+    "SDK objects (anything with model_dump) are read like dicts"
+    class Blk:
+        def __init__(self, **kw): self.kw = kw
+        def model_dump(self, exclude_none=False): return self.kw
+    h = from_anthropic([Blk(role='assistant', content=[Blk(type='thinking', thinking='t', signature='s'), Blk(type='text', text='hi')])])
+    assert h == [{'role': 'assistant', 'content': 'hi', 'thinking_blocks': [{'type': 'thinking', 'thinking': 't', 'signature': 's'}], 'reasoning_content': 't'}]
+
+# ---- OpenAI ----
+def _openai_view(m):
+    "What the OpenAI form expresses of one normalised message: no cache_control, no thinking"
+    m = json.loads(json.dumps(m))
+    m.pop('thinking_blocks', None); m.pop('reasoning_content', None)
+    for tc in m.get('tool_calls') or []: tc.pop('cache_control', None)
+    if isinstance(m['content'], list):
+        for p in m['content']: p.pop('cache_control', None)
+    return norm_msg(m)
+
+@prop
+@given(histories(), sps)
+def test_openai_round_trip(hist, sp):
+    rep = []
+    msgs = to_openai(hist, sp, report=rep)
+    back = from_openai(msgs)
+    assert back == ([{'role': 'system', 'content': sp}] if sp else []) + [_openai_view(m) for m in norm_hist(hist)]
+    had = any(_openai_view(m) != m for m in norm_hist(hist))
+    assert bool(rep) == had  # what was dropped was reported, and only that
+    assert to_openai(back) == msgs
+    for m in msgs:
+        assert 'cache_control' not in json.dumps(m) and 'thinking_blocks' not in m
+        check_msg(m)
+
+@prop
+@given(st.lists(st.sampled_from(['reasoning_content', 'reasoning', 'reasoning_details', 'thinking_blocks', 'psf']), min_size=1, max_size=1), texts, texts)
+def test_reasoning_one_representation(shape, txt, sig):
+    "Every reasoning shape ends up as thinking_blocks (when signed) + reasoning_content"
+    shape = shape[0]
+    m = {'role': 'assistant', 'content': 'a'}
+    signed = shape in ('reasoning_details', 'thinking_blocks', 'psf')
+    if shape=='reasoning_content': m['reasoning_content'] = txt
+    elif shape=='reasoning': m['reasoning'] = txt
+    elif shape=='reasoning_details': m['reasoning_details'] = [{'type': 'reasoning.text', 'text': txt, 'signature': sig}]
+    elif shape=='thinking_blocks': m['thinking_blocks'] = [{'type': 'thinking', 'thinking': txt, 'signature': sig}]
+    else: m['provider_specific_fields'] = {'thinking_blocks': [{'type': 'thinking', 'thinking': txt, 'signature': sig}]}
+    h = from_openai([m])[0]
+    assert h['reasoning_content'] == txt
+    assert h.get('thinking_blocks') == ([{'type': 'thinking', 'thinking': txt, 'signature': sig}] if signed else None)
+    rep = []
+    _, am = to_anthropic([h], report=rep)
+    assert (am[0]['content'][0]['type'] == 'thinking') == signed
+    assert bool(rep) != signed  # unsigned reasoning is reported, not silently dropped
+
+def test_openai_from_sdk_shapes():
+    rep = []
+    h = from_openai([{'role': 'user', 'content': 'x'}, {'role': 'function', 'name': 'f', 'content': '1'},
+                     Message(content='y', role='assistant', reasoning_details=[{'type': 'reasoning.encrypted', 'data': 'E'}])], report=rep)
+    assert len(h) == 2 and h[1]['thinking_blocks'] == [{'type': 'redacted_thinking', 'data': 'E'}]
+    assert len(rep) == 1 and "'function'" in rep[0]
+
+# ---- through the fake provider ----
+def _hist():
+    t1 = mk_tc('add', tcid='toolu_1', a=1, b=2); t1['cache_control'] = {'type': 'ephemeral'}
+    t2 = ChatCompletionMessageToolCall(function=Function(name='add', arguments='{"a": 3, "b": 4}'), id='toolu_2', type='function')
+    return [{'role': 'user', 'content': [{'type': 'text', 'text': 'Add, and look.'}, {'type': 'image_url', 'image_url': 'data:image/png;base64,iVBORw0KGgo='},
+                                         {'type': 'image_url', 'image_url': {'url': 'https://example.com/a.png'}},
+                                         {'type': 'file', 'file': {'file_data': 'data:application/pdf;base64,JVBERi0xLjQ='}}]},
+            Message(content='Adding.', role='assistant', tool_calls=[t1, t2], reasoning_content='Use the tool.',
+                    thinking_blocks=[{'type': 'thinking', 'thinking': 'Use the tool.', 'signature': 'sig1'}]),
+            mk_tc_result(t1, '3'), mk_tc_result(t2, [{'type': 'text', 'text': '7'}]),
+            {'role': 'user', 'content': 'And?'},
+            {'role': 'assistant', 'content': '3 and 7.'},
+            {'role': 'user', 'content': [{'type': 'text', 'text': 'Thanks', 'cache_control': {'type': 'ephemeral'}}]}]
+
+def test_native_anthropic_request(fake_provider):
+    fp = fake_provider
+    hist = _hist()
+    system, msgs = to_anthropic(hist, 'Be brief.')
+    fp.queue(Reply('Welcome. Let me add more.', thinking='more', signature='sig2', tool_calls=[('add', {'a': 5})]))
+    body = {'model': 'claude-sonnet-4-5', 'max_tokens': 1024, 'system': system, 'messages': msgs}
+    r = httpx.post(fp.anthropic_base + '/v1/messages', json=body, headers={'x-api-key': 'fake', 'anthropic-version': '2023-06-01'})
+    assert r.status_code == 200, r.text
+    assert fp.last == body
+    reply = r.json()
+    new = from_anthropic([*msgs, {'role': reply['role'], 'content': reply['content']}], system)
+    sp, cont = split_system(new)
+    assert sp == 'Be brief.' and cont[:-1] == norm_hist(hist)
+    last = cont[-1]
+    assert last['content'] == 'Welcome. Let me add more.'
+    assert last['thinking_blocks'] == [{'type': 'thinking', 'thinking': 'more', 'signature': 'sig2'}]
+    assert json.loads(last['tool_calls'][0]['function']['arguments']) == {'a': 5}
+    for i,m in enumerate(cont): check_msg(m, i)
+    # the continuation goes on through litellm: the tool result is answered and the provider gets the whole history
+    def add(a:int, b:int=0) -> int:
+        "Add"
+        return a + b
+    fp.queue("Done.")
+    tc = cont[-1]['tool_calls'][0]
+    chat = Chat('anthropic/claude-sonnet-4-5', sp=sp, hist=cont + [mk_tc_result(tc, str(add(**json.loads(tc['function']['arguments']))))],
+                tools=[add], api_base=fp.anthropic_base, api_key='fake')
+    r2 = chat()
+    assert contents(r2).content == 'Done.'
+    sent = fp.last['messages']
+    assert sent[-1]['content'][0] == {'type': 'tool_result', 'tool_use_id': cont[-1]['tool_calls'][0]['id'], 'content': '5'}
+    assert sent[-2]['content'][0] == {'type': 'thinking', 'thinking': 'more', 'signature': 'sig2'}
+
+def _blocks_view(system, msgs):
+    "Anthropic request on what both litellm and to_anthropic produce: system as blocks, one-text tool results as str"
+    system = [{'type': 'text', 'text': system}] if isinstance(system, str) else system or []
+    res = []
+    for m in msgs:
+        c = [{'type': 'text', 'text': m['content']}] if isinstance(m['content'], str) else m['content']
+        bs = []
+        for b in c:
+            b = dict(b)
+            if b['type']=='tool_result' and isinstance(b.get('content'), list) and len(b['content'])==1 and set(b['content'][0])=={'type', 'text'}:
+                b['content'] = b['content'][0]['text']
+            bs.append(b)
+        res.append({'role': m['role'], 'content': bs})
+    return [{k:v for k,v in b.items()} for b in system], res
+
+def test_litellm_agrees_with_to_anthropic(fake_provider):
+    fp = fake_provider
+    hist = _hist()
+    fp.queue('ok')
+    litellm.completion(model='anthropic/claude-sonnet-4-5', messages=[{'role': 'system', 'content': 'Be brief.'}, *hist],
+                       api_base=fp.anthropic_base, api_key='fake')
+    got = _blocks_view(fp.last.get('system'), fp.last['messages'])
+    assert got == _blocks_view(*to_anthropic(hist, 'Be brief.'))
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(hist=histories())
+def test_litellm_agrees_property(fake_provider, hist):
+    "For generated histories, litellm's Anthropic request equals to_anthropic's on the blocks both produce"
+    fp = fake_provider
+    fp.queue('ok')
+    litellm.completion(model='anthropic/claude-sonnet-4-5', messages=[{'role': 'system', 'content': 'S'}, *hist],
+                       api_base=fp.anthropic_base, api_key='fake')
+    assert _blocks_view(fp.last.get('system'), fp.last['messages']) == _blocks_view(*to_anthropic(hist, 'S'))
+
+# ---- save / load ----
+def _types(h): return [type(m).__name__ + ':' + ','.join(type(tc).__name__ for tc in ((m.get('tool_calls') if isinstance(m, dict) else m.tool_calls) or [])) for m in h]
+
+@prop
+@given(histories(), sps, st.dictionaries(st.text(min_size=1, max_size=6), json_vals, max_size=3),
+       st.fixed_dictionaries({'temp': st.sampled_from([0, 0.5, None]), 'search': st.sampled_from([False, 'l', 'h']), 'cache': st.booleans(),
+                              'cache_idxs': st.sampled_from([[-1], [0, -1], [-2, -1]]), 'ttl': st.sampled_from([None, '1h']),
+                              'max_tokens': st.sampled_from([None, 100]), 'tc_refs': st.booleans(), 'markup': st.sampled_from([0, 0.5]),
+                              'tool_reminder': st.sampled_from([None, 'Remember.'])}))
+def test_save_load_round_trip(hist, sp, tc_res, kw):
+    chat = Chat('anthropic/claude-sonnet-4-5', sp=sp, api_key='sk-very-secret', **kw)
+    chat._hist = hist  # as Chat keeps it, cache checkpoints included
+    if chat.tc_res is not None: chat.tc_res.update(tc_res)
+    chat.use, chat.last_use = UsageStats(1, 2, 3, 4, 5, 6, 7, 0.25), UsageStats(prompt_tokens=9, cost=0.5)
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d)/'c.json'
+        chat.save(p)
+        assert 'sk-very-secret' not in p.read_text()
+        c2 = Chat.load(p)
+    assert c2.hist == hist and _types(c2.hist) == _types(hist)
+    assert (c2.model, c2.sp, c2.tc_res, c2.use, c2.last_use) == (chat.model, chat.sp, chat.tc_res, chat.use, chat.last_use)
+    for k in ('temp', 'search', 'cache', 'cache_idxs', 'ttl', 'max_tokens', 'markup', 'tool_reminder'): assert getattr(c2, k) == getattr(chat, k), k
+    assert c2.api_key is None
+
+def test_save_non_json_tc_res(tmp_path):
+    chat = Chat('openai/gpt-4o-mini', tc_refs=True)
+    chat.tc_res |= {'a': 1, 'b': {1, 2}, 'c': (1, 2)}
+    with pytest.warns(LossyConversionWarning, match='b, c'): chat.save(tmp_path/'c.json')
+    d = json.loads((tmp_path/'c.json').read_text())
+    assert d['tc_res_repr'] == ['b', 'c'] and d['tc_res']['c'] == '(1, 2)'
+    assert Chat.load(tmp_path/'c.json').tc_res == {'a': 1, 'b': '{1, 2}', 'c': '(1, 2)'}
+
+def test_load_errors(tmp_path):
+    p = tmp_path/'x.json'
+    p.write_text('{"format": "other"}')
+    with pytest.raises(ValueError, match='Not a saved lisette chat'): load_chat(p)
+    p.write_text(json.dumps({'format': 'lisette.chat', 'version': 99}))
+    with pytest.raises(ValueError, match='version 99'): load_chat(p)
+    p.write_text('{oops')
+    with pytest.raises(ValueError, match='invalid JSON'): load_chat(p)
+    chat = Chat('openai/gpt-4o-mini', hist=['hi'])
+    chat.save(p)
+    d = json.loads(p.read_text()); d['hist'][0]['role'] = 'robot'; p.write_text(json.dumps(d))
+    with pytest.raises(ValueError, match="message 0: 'role'"): load_chat(p)
+
+@pytest.mark.parametrize('proto', ['openai', 'anthropic'])
+def test_loaded_chat_continues(fake_provider, tmp_path, proto):
+    fp = fake_provider
+    m, base = ('openai/gpt-4o-mini', fp.openai_base) if proto=='openai' else ('anthropic/claude-sonnet-4-5', fp.anthropic_base)
+    def add(a:int, b:int=0) -> int:
+        "Add two numbers"
+        return a + b
+    fp.queue(Reply('Adding.', thinking='t', tool_calls=[('add', {'a': 1, 'b': 2})]), 'It is 3.')
+    chat = Chat(m, sp='Be brief.', tools=[add], cache=True, tc_refs=True, api_base=base, api_key='fake-key-123')
+    chat('1+2?')
+    before = fp.last['messages']
+    chat.save(tmp_path/'c.json')
+    assert 'fake-key-123' not in (tmp_path/'c.json').read_text()
+    c2 = Chat.load(tmp_path/'c.json', tools=[add], api_key='fake')
+    assert c2.sp == chat.sp and c2.sp.count('$`tool_call_id`') == 1
+    fp.queue('You asked about 1+2.')
+    r = c2('What did I ask?')
+    assert contents(r).content == 'You asked about 1+2.'
+    sent = fp.last['messages']
+    # the new request carries the whole previous conversation (plus the answer and the new question)
+    strip = lambda o: json.loads(json.dumps(o).replace(', "cache_control": {"type": "ephemeral"}', ''))
+    assert strip(sent[:len(before)]) == strip(before)
+    assert len(sent) == len(before) + (2 if proto=='openai' else 2)
+    assert c2.use.total_tokens == chat.use.total_tokens + 15
+
+async def _acall(c, msg): return await c(msg)
+
+def test_load_async(fake_provider, tmp_path):
+    import asyncio
+    fp = fake_provider
+    fp.queue('hi', 'again')
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    chat('hello')
+    chat.save(tmp_path/'c.json')
+    c2 = AsyncChat.load(tmp_path/'c.json', api_key='k')
+    assert isinstance(c2, AsyncChat)
+    asyncio.run(_acall(c2, 'more'))
+    assert [o['content'] for o in fp.last['messages']] == ['hello', 'hi', 'more']
+
+# ---- token budget ----
+def test_count_tokens_grows_with_content_tools_images():
+    m = 'openai/gpt-4o-mini'
+    base = count_tokens([{'role': 'user', 'content': 'hi'}], m)
+    assert count_tokens([{'role': 'user', 'content': 'hi ' * 100}], m) > base + 50
+    tool = {'type': 'function', 'function': {'name': 'add', 'description': 'Add two numbers', 'parameters': {'type': 'object', 'properties': {'a': {'type': 'integer'}}}}}
+    assert count_tokens([{'role': 'user', 'content': 'hi'}], m, tools=[tool]) > base
+    img = [{'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}, {'type': 'image_url', 'image_url': {'url': 'https://example.com/x.png'}}]}]
+    assert count_tokens(img, m) > base
+    assert count_tokens([{'role': 'user', 'content': 'hi'}], m, sp='You are a careful assistant.') > base
+    assert count_tokens(_hist(), 'anthropic/claude-sonnet-4-5') > 0  # Messages, tool-call objects, thinking
+
+def test_context_window():
+    assert context_window('openai/gpt-4o-mini') == 128000
+    assert context_window('no-such/model') is None
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 3000), min_size=1, max_size=5), st.integers(50, 3000))
+def test_shorten_oldest_first(sizes, budget):
+    m = 'openai/gpt-4o-mini'
+    hist = [{'role': 'user', 'content': 'go'}]
+    for i,n in enumerate(sizes):
+        tc = mk_tc('read', tcid=f'toolu_{i}', i=i)
+        hist += [mk_tc_req('', [tc]), mk_tc_result(tc, 'word ' * n)]
+    orig = json.dumps(norm_hist(hist))
+    new, done = shorten_tool_results(hist, budget, m, keep=50)
+    assert json.dumps(norm_hist(hist)) == orig  # input untouched
+    idx = [o['index'] for o in done]
+    trs = [i for i,o in enumerate(hist) if isinstance(o, dict) and o.get('role')=='tool']
+    assert idx == sorted(idx)
+    for i in idx:
+        assert new[i]['content'].startswith(hist[i]['content'][:50]) and 'chars removed to fit the context window]' in new[i]['content']
+        assert len(new[i]['content']) < len(hist[i]['content'])
+    small = 50 + len(shorten_marker) + 10  # results this short are not worth shortening
+    if count_tokens(new, m) > budget:  # did not fit: then every result that could be shortened was
+        assert all(i in idx or len(hist[i]['content']) <= small for i in trs)
+    elif done:  # fit: and shortening stopped as soon as it did (oldest first)
+        before_last = list(new); before_last[idx[-1]] = hist[idx[-1]]
+        assert count_tokens(before_last, m) > budget
+        assert all(i in idx or len(hist[i]['content']) <= small for i in trs if i < idx[-1])
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(histories())
+def test_bytes_bound_is_an_upper_bound(hist):
+    "check_context skips counting when this bound fits, so it must never be below litellm's count"
+    from lisette.interop import _bytes_bound
+    for m in ('openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5'): assert _bytes_bound(hist, sp='S') >= count_tokens(hist, m, sp='S')
+
+def test_check_context_warns_and_shortens():
+    m = 'openai/gpt-4o-mini'
+    tc = mk_tc('read', tcid='toolu_x')
+    hist = [{'role': 'user', 'content': 'go'}, mk_tc_req('', [tc]), mk_tc_result(tc, 'word ' * 2000)]
+    n = count_tokens(hist, m)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        assert check_context(hist, m) == (hist, [])  # fits in 128k: silent
+    with pytest.warns(ContextWindowWarning, match='likely reject'): check_context(hist, m, window=n - 10)
+    with pytest.warns(ContextWindowWarning, match=r'Shortened 1 tool result\(s\).*read \(toolu_x'):
+        h2, done = check_context(hist, m, window=n, max_tokens=100, shorten=True)
+    assert len(done) == 1 and count_tokens(h2, m) <= n - 100
