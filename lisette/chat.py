@@ -8,7 +8,7 @@ Docs: https://lisette-dev.github.io/lisette/chat.html.md"""
 __all__ = ['effort', 'max_pauses', 'retry_backoff', 'retry_max_wait', 'structured', 'add_warning', 'CostLimitError',
            'MissingApiKeyError', 'Chat', 'AsyncChat']
 
-# %% ../nbs/06_chat.ipynb #72d2ab93
+# %% ../nbs/06_chat.ipynb #3465a73c
 import asyncio, json, random, time, warnings
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -29,7 +29,7 @@ from .stream import _trunc_str
 from .providers import model_info, supported_params, has_search, adapt_request, paused
 from .history import check_hist, repair_hist, HistoryError, unresolved_tool_calls, interrupted_result
 
-# %% ../nbs/06_chat.ipynb #799ecf65
+# %% ../nbs/06_chat.ipynb #4151b057
 def _schema(tool):
     if hasattr(tool, 'model_json_schema'):
         return {'type': 'function', 'function': {'name': tool.__name__, 'description': (tool.__doc__ or '').strip(), 'parameters': tool.model_json_schema()}}
@@ -48,7 +48,7 @@ def structured(m:str, msgs:list, tool:Callable, completefunc:Callable=completion
     if hasattr(tool, 'model_validate'): return tool.model_validate(args)
     return call_func(tool, args)
 
-# %% ../nbs/06_chat.ipynb #7841cd51
+# %% ../nbs/06_chat.ipynb #870f48d2
 class _Call(NamedTuple): kw: dict
 class _Tools(NamedTuple): tcs: list; schemas: list; ns: dict
 class _Out(NamedTuple): o: object
@@ -82,7 +82,7 @@ def _is_pause(r):
     "Did the provider pause the turn (Anthropic `pause_turn`)? (litellm reports it as `stop`: see `providers.paused`)"
     return paused(r)
 
-# %% ../nbs/06_chat.ipynb #26af242a
+# %% ../nbs/06_chat.ipynb #d6ff5c13
 _retryable = (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError,
               litellm.APIConnectionError, litellm.Timeout)
 retry_backoff, retry_max_wait = 0.5, 30.
@@ -110,7 +110,7 @@ def _retry_delay(e, attempt, waited, retries):
     if d is None: d = retry_backoff * 2**attempt * (0.75+random.random()/2)
     return d if waited+d<=retry_max_wait else None
 
-# %% ../nbs/06_chat.ipynb #80176763
+# %% ../nbs/06_chat.ipynb #7c7e6bfa
 class Chat:
     def __init__(
         self,
@@ -174,7 +174,7 @@ class Chat:
 
     def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, messages={len(self.hist)}, use={self.use!r})"
 
-# %% ../nbs/06_chat.ipynb #8bfc52a6
+# %% ../nbs/06_chat.ipynb #8d541221
 @patch
 def _place_ckpts(self:Chat, idxs):
     for m in self._ckpts: remove_cache_ckpts(m)
@@ -204,7 +204,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
     if prefill: res.append({'role': 'assistant', 'content': prefill})
     return res
 
-# %% ../nbs/06_chat.ipynb #0367bbd9
+# %% ../nbs/06_chat.ipynb #92db4dad
 @patch
 def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_tokens, schemas, kwargs):
     sparams = supported_params(self.model)
@@ -221,7 +221,7 @@ def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_toke
     if self.retries and self.completefunc in (completion, acompletion): kw['max_retries'] = 0  # ours, not the SDK's
     return adapt_request(kw | kwargs)
 
-# %% ../nbs/06_chat.ipynb #5f1f13e3
+# %% ../nbs/06_chat.ipynb #3efd53c2
 @patch
 def _tools_for(self:Chat, tools):
     if tools is None: return self.tool_schemas, self.ns
@@ -240,15 +240,19 @@ def _after_response(self:Chat, r, prefill):
 @patch
 def _check_context(self:Chat, schemas, max_tokens):
     "Warn before a request that would not fit the context window (with `fit_context`, shorten old tool results): True if it shortened"
-    from lisette.interop import check_context, context_window, _bytes_bound  # interop builds on chat
+    from lisette.interop import check_context, context_window, count_tokens, _bytes_bound  # interop builds on chat
     if getattr(self, '_win', (None,))[0]!=self.model: self._win = (self.model, context_window(self.model))
     if not (w := self._win[1]): return False
-    # cheap upper bound: the tokens the provider counted last time, plus a byte bound of what was added since
+    # cheap upper bound: the tokens the provider counted last time (or our last bound), plus a byte bound of what was added since
     n0, t0 = self._ctx
     est = t0 + _bytes_bound(self._hist[n0:]) if n0 is not None and n0<=len(self._hist) else _bytes_bound(self._hist, schemas, self.sp)
-    if est<=w-(max_tokens or 0): return False
+    self._ctx, budget = (len(self._hist), est), w-(max_tokens or 0)
+    if est<=budget: return False
+    n = count_tokens(self._hist, self.model, schemas, self.sp)  # the bound is loose (a byte per token): count exactly, once
+    self._ctx = (len(self._hist), n)
+    if n<=budget: return False
     h, done = check_context(self._hist, self.model, schemas, self.sp, max_tokens=max_tokens, shorten=self.fit_context, window=w)
-    if done: self._hist[:] = h
+    if done: self._hist[:], self._ctx = h, (None, 0)
     return bool(done)
 
 @patch
@@ -313,7 +317,7 @@ def _turn(self:Chat, msg=None, prefill=None, temp=None, think=None, search=None,
             m = self._after_response(r, prefill)
             self._hist.append(m)
             u = getattr(r, 'usage', None)
-            self._ctx = (len(self._hist), (u.prompt_tokens or 0)+(u.completion_tokens or 0)) if getattr(u, 'prompt_tokens', None) else (None, 0)
+            if getattr(u, 'prompt_tokens', None): self._ctx = (len(self._hist), u.prompt_tokens+(u.completion_tokens or 0))
             yield _Out(r)
             prefill = None
             tcs = _filter_srvtools(m.tool_calls)
@@ -337,7 +341,7 @@ def _turn(self:Chat, msg=None, prefill=None, temp=None, think=None, search=None,
     finally:
         if not ok: self._repair(start)
 
-# %% ../nbs/06_chat.ipynb #c5af1c4e
+# %% ../nbs/06_chat.ipynb #f6ca798e
 @patch
 def _run_tools(self:Chat, cmd):
     f = partial(_exec_tool, tool_schemas=cmd.schemas, ns=cmd.ns, tc_res=self.tc_res, tc_res_eval=self.tc_res_eval)
@@ -377,7 +381,7 @@ def _drive(self:Chat, eng, stream):
             except Exception as e: exc = e
     finally: eng.close()
 
-# %% ../nbs/06_chat.ipynb #84a9df86
+# %% ../nbs/06_chat.ipynb #982e7b9f
 def _last_response(res): return last(o for o in res if isinstance(o, ModelResponse))
 
 @patch
@@ -399,13 +403,13 @@ def __call__(self:Chat,
     res = list(gen)
     return res if return_all else _last_response(res)
 
-# %% ../nbs/06_chat.ipynb #4eb044fc
+# %% ../nbs/06_chat.ipynb #951425f2
 def _mk_pause():
     srv_tc = mk_tc("web_search", query="Solveit Answer.AI", tcid=random_tool_id().replace('toolu_', 'srvtoolu_'))
     from litellm.types.utils import Choices
     return ModelResponse(choices=[Choices.model_construct(finish_reason="pause_turn", index=0, message=mk_tc_req("Let me search for that information:", [srv_tc]))])
 
-# %% ../nbs/06_chat.ipynb #ff25bf71
+# %% ../nbs/06_chat.ipynb #6c0ac6e6
 class AsyncChat(Chat):
     "LiteLLM chat client (async)."
     _default_complete = staticmethod(acompletion)
