@@ -103,8 +103,8 @@ def test_stop_reasons(fake_provider, stop, oa_wire, an_wire, want):
             fp.queue(Reply("x", stop=stop))
             assert call(fp, m, stream).choices[0].finish_reason == want
     fp.queue(Reply("x", stop=stop), Reply("x", stop=stop))
-    assert httpx.post(fp.openai_base+'/chat/completions', json={'model': 'm'}).json()['choices'][0]['finish_reason'] == oa_wire
-    assert httpx.post(fp.url+'/v1/messages', json={'model': 'm'}).json()['stop_reason'] == an_wire
+    assert httpx.post(fp.openai_base+'/chat/completions', json={'model': 'm', 'messages': HI}).json()['choices'][0]['finish_reason'] == oa_wire
+    assert httpx.post(fp.url+'/v1/messages', json={'model': 'm', 'messages': HI}).json()['stop_reason'] == an_wire
 
 def test_bad_reply_fails_at_construction():
     with pytest.raises(ValueError, match='unknown stop'): Reply('x', stop='finished')
@@ -188,7 +188,7 @@ def test_many_chunks_are_fast(fake_provider):
     text = ''.join(f'{i:05d}' for i in range(1000))
     fake_provider.queue(Reply(text, chunks=5000))
     t = time.perf_counter()
-    with httpx.stream('POST', fake_provider.openai_base+'/chat/completions', json={'model': 'm', 'stream': True}) as r:
+    with httpx.stream('POST', fake_provider.openai_base+'/chat/completions', json={'model': 'm', 'stream': True, 'messages': HI}) as r:
         events = [l for l in r.iter_lines() if l.startswith('data: ')]
     # role, 5000 deltas, finish, [DONE]; a Nagle-delayed server would need minutes, not seconds
     assert len(events) == 5000+3 and time.perf_counter()-t < 30
@@ -247,7 +247,7 @@ def test_lifecycle():
             assert c.get(fp.url+'/health').status_code == 200  # a kept-alive connection
             err = []
             def slow():
-                try: c.post(fp.openai_base+'/chat/completions', json={'model': 'm'}, timeout=10)
+                try: c.post(fp.openai_base+'/chat/completions', json={'model': 'm', 'messages': HI}, timeout=10)
                 except httpx.HTTPError as e: err.append(e)
             import threading
             th = threading.Thread(target=slow); th.start(); time.sleep(0.1)
@@ -285,3 +285,19 @@ def test_shell():
     finally:
         p.terminate(); out = p.communicate(timeout=5)[0]
     assert f'{base}/v1' in out and 'curl' in out and 'scripted local model' in out
+
+
+def test_bad_bodies_get_4xx_not_hangs(fake_provider):
+    "A body shorter than its Content-Length, or without `messages`, gets a clear 400 (never a hang)"
+    import lisette.testing as lt
+    fp, old = fake_provider, lt.body_timeout
+    lt.body_timeout = 0.5
+    try:
+        with socket.create_connection((fp.host, fp.port), timeout=10) as s:
+            s.sendall(b'POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{}')
+            reply = s.recv(4096).decode()
+        assert reply.startswith('HTTP/1.1 400') and 'did not arrive in full' in reply
+    finally: lt.body_timeout = old
+    r = httpx.post(fp.openai_base+'/chat/completions', json={'model': 'm'})
+    assert r.status_code == 400 and 'no `messages` list' in r.text
+    assert len(fp.requests) == 0
