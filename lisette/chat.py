@@ -8,7 +8,7 @@ Docs: https://lisette-dev.github.io/lisette/chat.html.md"""
 __all__ = ['effort', 'max_pauses', 'retry_backoff', 'retry_max_wait', 'structured', 'add_warning', 'CostLimitError',
            'MissingApiKeyError', 'Chat', 'AsyncChat']
 
-# %% ../nbs/06_chat.ipynb #3465a73c
+# %% ../nbs/06_chat.ipynb #eec0ddf4
 import asyncio, json, random, time, warnings
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -29,7 +29,7 @@ from .stream import _trunc_str
 from .providers import model_info, supported_params, has_search, adapt_request, paused
 from .history import check_hist, repair_hist, HistoryError, unresolved_tool_calls, interrupted_result
 
-# %% ../nbs/06_chat.ipynb #4151b057
+# %% ../nbs/06_chat.ipynb #b5241c63
 def _schema(tool):
     if hasattr(tool, 'model_json_schema'):
         return {'type': 'function', 'function': {'name': tool.__name__, 'description': (tool.__doc__ or '').strip(), 'parameters': tool.model_json_schema()}}
@@ -48,7 +48,7 @@ def structured(m:str, msgs:list, tool:Callable, completefunc:Callable=completion
     if hasattr(tool, 'model_validate'): return tool.model_validate(args)
     return call_func(tool, args)
 
-# %% ../nbs/06_chat.ipynb #870f48d2
+# %% ../nbs/06_chat.ipynb #aec1e081
 class _Call(NamedTuple): kw: dict
 class _Tools(NamedTuple): tcs: list; schemas: list; ns: dict
 class _Out(NamedTuple): o: object
@@ -82,7 +82,7 @@ def _is_pause(r):
     "Did the provider pause the turn (Anthropic `pause_turn`)? (litellm reports it as `stop`: see `providers.paused`)"
     return paused(r)
 
-# %% ../nbs/06_chat.ipynb #d6ff5c13
+# %% ../nbs/06_chat.ipynb #0bbee1a7
 _retryable = (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError,
               litellm.APIConnectionError, litellm.Timeout)
 retry_backoff, retry_max_wait = 0.5, 30.
@@ -110,7 +110,7 @@ def _retry_delay(e, attempt, waited, retries):
     if d is None: d = retry_backoff * 2**attempt * (0.75+random.random()/2)
     return d if waited+d<=retry_max_wait else None
 
-# %% ../nbs/06_chat.ipynb #7c7e6bfa
+# %% ../nbs/06_chat.ipynb #79b5b5c4
 class Chat:
     def __init__(
         self,
@@ -174,7 +174,7 @@ class Chat:
 
     def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, messages={len(self.hist)}, use={self.use!r})"
 
-# %% ../nbs/06_chat.ipynb #8d541221
+# %% ../nbs/06_chat.ipynb #00777ddd
 @patch
 def _place_ckpts(self:Chat, idxs):
     for m in self._ckpts: remove_cache_ckpts(m)
@@ -204,7 +204,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
     if prefill: res.append({'role': 'assistant', 'content': prefill})
     return res
 
-# %% ../nbs/06_chat.ipynb #92db4dad
+# %% ../nbs/06_chat.ipynb #10379b07
 @patch
 def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_tokens, schemas, kwargs):
     sparams = supported_params(self.model)
@@ -221,7 +221,7 @@ def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_toke
     if self.retries and self.completefunc in (completion, acompletion): kw['max_retries'] = 0  # ours, not the SDK's
     return adapt_request(kw | kwargs)
 
-# %% ../nbs/06_chat.ipynb #3efd53c2
+# %% ../nbs/06_chat.ipynb #ceeec16e
 @patch
 def _tools_for(self:Chat, tools):
     if tools is None: return self.tool_schemas, self.ns
@@ -341,7 +341,7 @@ def _turn(self:Chat, msg=None, prefill=None, temp=None, think=None, search=None,
     finally:
         if not ok: self._repair(start)
 
-# %% ../nbs/06_chat.ipynb #f6ca798e
+# %% ../nbs/06_chat.ipynb #e5baa169
 @patch
 def _run_tools(self:Chat, cmd):
     f = partial(_exec_tool, tool_schemas=cmd.schemas, ns=cmd.ns, tc_res=self.tc_res, tc_res_eval=self.tc_res_eval)
@@ -349,6 +349,19 @@ def _run_tools(self:Chat, cmd):
     ex = ThreadPoolExecutor(len(cmd.tcs))
     try: return list(ex.map(f, cmd.tcs))
     finally: ex.shutdown(wait=False, cancel_futures=True)
+
+def _close_stream(r):
+    "Release the HTTP connection of litellm stream `r` now (a stream left to the garbage collector can deadlock httpx's pool)"
+    cs = getattr(r, 'completion_stream', None)
+    for o in (cs, getattr(cs, 'streaming_response', None)):  # OpenAI's Stream; the line iterator under Anthropic's
+        if callable(getattr(o, 'close', None)):
+            try: o.close()
+            except Exception: pass
+
+async def _aclose_stream(r):
+    if callable(getattr(r, 'aclose', None)):
+        try: await r.aclose()
+        except Exception: pass
 
 class _Seen:
     "Stream post-processor: citations to footnotes, and a count of chunks seen (a stream that started is not retried)"
@@ -376,12 +389,13 @@ def _drive(self:Chat, eng, stream):
                         seen = _Seen()
                         try: send = yield from stream_with_complete(r, postproc=seen)
                         except Exception as e: e.lisette_midstream = bool(seen.n); raise
+                        finally: _close_stream(r)
                     else: send = r
                 else: send = self._run_tools(cmd)
             except Exception as e: exc = e
     finally: eng.close()
 
-# %% ../nbs/06_chat.ipynb #982e7b9f
+# %% ../nbs/06_chat.ipynb #fbe06548
 def _last_response(res): return last(o for o in res if isinstance(o, ModelResponse))
 
 @patch
@@ -403,13 +417,13 @@ def __call__(self:Chat,
     res = list(gen)
     return res if return_all else _last_response(res)
 
-# %% ../nbs/06_chat.ipynb #951425f2
+# %% ../nbs/06_chat.ipynb #b7f65c06
 def _mk_pause():
     srv_tc = mk_tc("web_search", query="Solveit Answer.AI", tcid=random_tool_id().replace('toolu_', 'srvtoolu_'))
     from litellm.types.utils import Choices
     return ModelResponse(choices=[Choices.model_construct(finish_reason="pause_turn", index=0, message=mk_tc_req("Let me search for that information:", [srv_tc]))])
 
-# %% ../nbs/06_chat.ipynb #6c0ac6e6
+# %% ../nbs/06_chat.ipynb #0b6737fe
 class AsyncChat(Chat):
     "LiteLLM chat client (async)."
     _default_complete = staticmethod(acompletion)
@@ -446,6 +460,7 @@ class AsyncChat(Chat):
                                     if isinstance(o, ModelResponse): send = o
                                     else: yield o
                             except Exception as e: e.lisette_midstream = bool(seen.n); raise
+                            finally: await _aclose_stream(r)
                         else: send = r
                     else: send = await self._run_tools(cmd)
                 except Exception as e: exc = e
