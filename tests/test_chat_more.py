@@ -143,3 +143,29 @@ def test_random_replies_keep_history_valid(fake_provider, replies, stream, anthr
             assert str(e)  # a clear error, never a silent one
         check_hist(chat.hist)  # whatever happened, the history stays valid
         if not fp.pending: break
+
+# ---- tool_reminder (transient), markup, temp vs think
+
+def test_tool_reminder_is_sent_never_stored(proto):
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2}), ('add', {'a': 3})]), "done")
+    chat = Chat(m, tools=[add], tool_reminder='Remember: be brief.', **kw)
+    chat("add twice")
+    sent = json.dumps(fp.last['messages'])
+    assert sent.count('Remember: be brief.') == 1  # on the first trailing tool result only
+    assert 'Remember' not in json.dumps([x if isinstance(x, dict) else x.model_dump() for x in chat.hist])
+
+def test_markup_on_cost(proto):
+    fp, m, kw = proto
+    fp.queue(Reply("a", usage={'input': 1000, 'output': 100}), Reply("a", usage={'input': 1000, 'output': 100}))
+    plain, marked = Chat(m, **kw), Chat(m, markup=0.5, **kw)
+    plain("hi"); marked("hi")
+    assert plain.use.cost > 0 and abs(marked.use.cost - 1.5*plain.use.cost) < 1e-12
+
+def test_temp_sent_unless_thinking(fake_provider):
+    fp = fake_provider
+    fp.queue("a", "b", "c")
+    chat = Chat('anthropic/claude-sonnet-4-5', temp=0.3, api_base=fp.anthropic_base, api_key='k')
+    chat("hi"); assert fp.last['temperature'] == 0.3
+    chat("hi", temp=0.7); assert fp.last['temperature'] == 0.7
+    chat("think", think='l'); assert 'thinking' in fp.last and fp.last.get('temperature', 1) == 1
