@@ -15,12 +15,6 @@ def slow(x:int):
     "Sleep 0.2 s then echo"
     time.sleep(0.2); return x
 
-@pytest.fixture(params=['openai', 'anthropic'])
-def proto(request, fake_provider):
-    fp = fake_provider
-    if request.param=='openai': return fp, 'openai/gpt-4o-mini', dict(api_base=fp.openai_base, api_key='k')
-    return fp, 'anthropic/claude-sonnet-4-5', dict(api_base=fp.anthropic_base, api_key='k')
-
 def sent_tool_results(fp):
     "Tool results in the last request, in either protocol"
     msgs = fp.last['messages']

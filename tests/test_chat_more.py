@@ -15,12 +15,6 @@ def add(a:int, b:int=0) -> int:
     "Add two numbers"
     return a + b
 
-@pytest.fixture(params=['openai', 'anthropic'])
-def proto(request, fake_provider):
-    fp = fake_provider
-    if request.param=='openai': return fp, 'openai/gpt-4o-mini', dict(api_base=fp.openai_base, api_key='k')
-    return fp, 'anthropic/claude-sonnet-4-5', dict(api_base=fp.anthropic_base, api_key='k')
-
 # ---- structured outputs: docments classes, dataclasses, pydantic models
 
 class Pet(BaseModel):

@@ -13,12 +13,6 @@ def add(a:int, b:int=0) -> int:
     "Add two numbers"
     return a + b
 
-@pytest.fixture(params=['openai', 'anthropic'])
-def proto(request, fake_provider):
-    fp = fake_provider
-    if request.param=='openai': return fp, 'openai/gpt-4o-mini', dict(api_base=fp.openai_base, api_key='k')
-    return fp, 'anthropic/claude-sonnet-4-5', dict(api_base=fp.anthropic_base, api_key='k')
-
 def sigint_when(cond, delay=0.2, timeout=30):
     "Deliver a real SIGINT to this process (pytest runs tests in the main thread) `delay` s after `cond()` holds"
     def run():
