@@ -8,7 +8,7 @@ Docs: https://lisette-dev.github.io/lisette/chat.html.md"""
 __all__ = ['effort', 'max_pauses', 'retry_backoff', 'retry_max_wait', 'structured', 'add_warning', 'CostLimitError',
            'MissingApiKeyError', 'Chat', 'AsyncChat']
 
-# %% ../nbs/06_chat.ipynb #eec0ddf4
+# %% ../nbs/06_chat.ipynb #e3f77bd8
 import asyncio, json, random, time, warnings
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -29,7 +29,7 @@ from .stream import _trunc_str
 from .providers import model_info, supported_params, has_search, adapt_request, paused
 from .history import check_hist, repair_hist, HistoryError, unresolved_tool_calls, interrupted_result
 
-# %% ../nbs/06_chat.ipynb #b5241c63
+# %% ../nbs/06_chat.ipynb #6ebaa857
 def _schema(tool):
     if hasattr(tool, 'model_json_schema'):
         return {'type': 'function', 'function': {'name': tool.__name__, 'description': (tool.__doc__ or '').strip(), 'parameters': tool.model_json_schema()}}
@@ -48,7 +48,7 @@ def structured(m:str, msgs:list, tool:Callable, completefunc:Callable=completion
     if hasattr(tool, 'model_validate'): return tool.model_validate(args)
     return call_func(tool, args)
 
-# %% ../nbs/06_chat.ipynb #aec1e081
+# %% ../nbs/06_chat.ipynb #82b986ea
 class _Call(NamedTuple): kw: dict
 class _Tools(NamedTuple): tcs: list; schemas: list; ns: dict
 class _Out(NamedTuple): o: object
@@ -82,7 +82,7 @@ def _is_pause(r):
     "Did the provider pause the turn (Anthropic `pause_turn`)? (litellm reports it as `stop`: see `providers.paused`)"
     return paused(r)
 
-# %% ../nbs/06_chat.ipynb #0bbee1a7
+# %% ../nbs/06_chat.ipynb #99713069
 _retryable = (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError,
               litellm.APIConnectionError, litellm.Timeout)
 retry_backoff, retry_max_wait = 0.5, 30.
@@ -110,7 +110,7 @@ def _retry_delay(e, attempt, waited, retries):
     if d is None: d = retry_backoff * 2**attempt * (0.75+random.random()/2)
     return d if waited+d<=retry_max_wait else None
 
-# %% ../nbs/06_chat.ipynb #79b5b5c4
+# %% ../nbs/06_chat.ipynb #290a6344
 class Chat:
     def __init__(
         self,
@@ -174,7 +174,7 @@ class Chat:
 
     def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, messages={len(self.hist)}, use={self.use!r})"
 
-# %% ../nbs/06_chat.ipynb #00777ddd
+# %% ../nbs/06_chat.ipynb #48d4b198
 @patch
 def _place_ckpts(self:Chat, idxs):
     for m in self._ckpts: remove_cache_ckpts(m)
@@ -185,7 +185,11 @@ def _place_ckpts(self:Chat, idxs):
 @patch
 def _prep_msg(self:Chat, msg=None, prefill=None):
     "Prepare the messages list for the API call"
-    if msg is not None: self._hist += mk_msgs([msg])
+    if msg is not None:
+        new = mk_msgs([msg])
+        for m in new:  # providers reject blank text (OpenAI aside): send '.', as `fmt2hist` does
+            if isinstance(m, dict) and isinstance(m.get('content'), str) and not m['content'].strip() and m.get('role')=='user': m['content'] = '.'
+        self._hist += new
     sp = [{'role': 'system', 'content': self.sp}] if self.sp else []
     if self.cache and _cache_ok(self.model):
         idxs = list(self.cache_idxs)
@@ -204,7 +208,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
     if prefill: res.append({'role': 'assistant', 'content': prefill})
     return res
 
-# %% ../nbs/06_chat.ipynb #10379b07
+# %% ../nbs/06_chat.ipynb #8a49f1d1
 @patch
 def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_tokens, schemas, kwargs):
     sparams = supported_params(self.model)
@@ -221,7 +225,7 @@ def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_toke
     if self.retries and self.completefunc in (completion, acompletion): kw['max_retries'] = 0  # ours, not the SDK's
     return adapt_request(kw | kwargs)
 
-# %% ../nbs/06_chat.ipynb #ceeec16e
+# %% ../nbs/06_chat.ipynb #f8095370
 @patch
 def _tools_for(self:Chat, tools):
     if tools is None: return self.tool_schemas, self.ns
@@ -233,6 +237,8 @@ def _after_response(self:Chat, r, prefill):
     m = contents(r)
     if prefill: m.content = prefill + (m.content or '')
     if w := _stop_warnings.get(stop_reason(r)): add_warning(r, w)
+    if not m.tool_calls and not (m.content or '').strip():
+        m.content = '.'  # an empty reply would make every later request invalid (providers reject empty text)
     u = UsageStats.from_response(r, self.markup)
     self.use += u; self.last_use += u
     return m
@@ -341,7 +347,7 @@ def _turn(self:Chat, msg=None, prefill=None, temp=None, think=None, search=None,
     finally:
         if not ok: self._repair(start)
 
-# %% ../nbs/06_chat.ipynb #e5baa169
+# %% ../nbs/06_chat.ipynb #d21a000d
 @patch
 def _run_tools(self:Chat, cmd):
     f = partial(_exec_tool, tool_schemas=cmd.schemas, ns=cmd.ns, tc_res=self.tc_res, tc_res_eval=self.tc_res_eval)
@@ -395,7 +401,7 @@ def _drive(self:Chat, eng, stream):
             except Exception as e: exc = e
     finally: eng.close()
 
-# %% ../nbs/06_chat.ipynb #fbe06548
+# %% ../nbs/06_chat.ipynb #e2863397
 def _last_response(res): return last(o for o in res if isinstance(o, ModelResponse))
 
 @patch
@@ -417,13 +423,13 @@ def __call__(self:Chat,
     res = list(gen)
     return res if return_all else _last_response(res)
 
-# %% ../nbs/06_chat.ipynb #b7f65c06
+# %% ../nbs/06_chat.ipynb #83245273
 def _mk_pause():
     srv_tc = mk_tc("web_search", query="Solveit Answer.AI", tcid=random_tool_id().replace('toolu_', 'srvtoolu_'))
     from litellm.types.utils import Choices
     return ModelResponse(choices=[Choices.model_construct(finish_reason="pause_turn", index=0, message=mk_tc_req("Let me search for that information:", [srv_tc]))])
 
-# %% ../nbs/06_chat.ipynb #0b6737fe
+# %% ../nbs/06_chat.ipynb #f56cf51d
 class AsyncChat(Chat):
     "LiteLLM chat client (async)."
     _default_complete = staticmethod(acompletion)

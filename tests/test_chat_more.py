@@ -163,3 +163,14 @@ def test_temp_sent_unless_thinking(fake_provider):
     chat("hi"); assert fp.last['temperature'] == 0.3
     chat("hi", temp=0.7); assert fp.last['temperature'] == 0.7
     chat("think", think='l'); assert 'thinking' in fp.last and fp.last.get('temperature', 1) == 1
+
+# ---- blank messages never make the history invalid
+
+def test_blank_user_message_and_empty_reply(proto):
+    fp, m, kw = proto
+    fp.queue(Reply(""), "still talking")
+    chat = Chat(m, **kw)
+    chat("")                      # blank prompt: sent as '.'
+    assert chat.hist[0]['content'] == '.' and chat.hist[1].content == '.'  # empty reply stored as '.'
+    check_hist(chat.hist)
+    assert contents(chat("and now?")).content == 'still talking'
