@@ -9,14 +9,14 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info', 'supported_params',
            'has_search', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'adapt_request']
 
-# %% ../nbs/04_providers.ipynb #fb960bb5
-import base64, json, os, time
+# %% ../nbs/04_providers.ipynb #f6c5d94e
+import base64, functools, json, os, time
 from pathlib import Path
 import litellm
 from fastcore.utils import *
 from .usage import quiet_litellm
 
-# %% ../nbs/04_providers.ipynb #f3469889
+# %% ../nbs/04_providers.ipynb #ab5340e3
 haik45 = 'claude-haiku-4-5'
 sonn45 = 'claude-sonnet-4-5'
 sonn46 = sonn = 'claude-sonnet-4-6'
@@ -28,7 +28,7 @@ kimi = 'fireworks_ai/accounts/fireworks/models/kimi-k2p6'
 qwen3p6p = 'fireworks_ai/accounts/fireworks/models/qwen3p6-plus'
 dsf, dsp = 'deepseek/deepseek-v4-flash', 'deepseek/deepseek-v4-pro'
 
-# %% ../nbs/04_providers.ipynb #573e862b
+# %% ../nbs/04_providers.ipynb #73afd44d
 registered_models = {
     qwen3p6p: dict(litellm_provider='fireworks_ai', mode='chat', max_input_tokens=1_000_000, max_output_tokens=65_536,
                    max_tokens=65_536, input_cost_per_token=0.5e-6, output_cost_per_token=3e-6,  # prices unverified
@@ -53,12 +53,24 @@ def _register():
 
 _registered_now = _register()
 
-# %% ../nbs/04_providers.ipynb #bb1929f9
+# %% ../nbs/04_providers.ipynb #b4ab25f6
 _search_caps = dict(supports_web_search=True)
 capability_fixes = {gpt54: _search_caps, 'openai/'+gpt54: _search_caps, gpt54m: _search_caps, 'openai/'+gpt54m: _search_caps,
                 codex55: _search_caps, codex53spark: _search_caps}
 
-# %% ../nbs/04_providers.ipynb #db27b273
+# %% ../nbs/04_providers.ipynb #56e83bb6
+def _per_model(f):
+    "Cache `f(m)` per model; a change to litellm's model map (e.g. `register_model`) starts afresh. Callers must not mutate results."
+    cache = {}
+    def g(m):
+        k = (m, len(litellm.model_cost), id(litellm.model_cost))
+        if (r := cache.get(k)) is None:
+            if len(cache)>1024: cache.clear()
+            r = cache[k] = f(m)
+        return r
+    return functools.update_wrapper(g, f)
+
+@_per_model
 def model_info(m):
     "litellm's model info for `m` with lisette's corrections, or `{}` when neither knows it"
     try:
@@ -66,18 +78,19 @@ def model_info(m):
     except Exception: info = {}
     return info | capability_fixes.get(m, {})
 
+@_per_model
 def supported_params(m):
     "The OpenAI params litellm accepts for model `m` (empty when unknown)"
     try:
-        with quiet_litellm(): return set(litellm.get_supported_openai_params(model=m) or [])
-    except Exception: return set()
+        with quiet_litellm(): return frozenset(litellm.get_supported_openai_params(model=m) or [])
+    except Exception: return frozenset()
 
 def has_search(m):
     "Does model `m` support web search (`web_search_options`)?"
     i = model_info(m)
     return bool(i.get('supports_web_search') or i.get('search_context_cost_per_query'))
 
-# %% ../nbs/04_providers.ipynb #46d7d847
+# %% ../nbs/04_providers.ipynb #0bc82b22
 def _is_gpt5(m): return m.split('/')[-1].startswith('gpt-5') and m.split('/')[0] in ('openai', 'chatgpt', m)
 
 def _allow_search(kw):
@@ -85,7 +98,7 @@ def _allow_search(kw):
     if 'web_search_options' not in kw or not _is_gpt5(m) or 'web_search_options' in supported_params(m): return kw
     return kw | dict(allowed_openai_params=[*(kw.get('allowed_openai_params') or []), 'web_search_options'])
 
-# %% ../nbs/04_providers.ipynb #6961bf42
+# %% ../nbs/04_providers.ipynb #59776f61
 def _ds_fills_itself():
     "Does the installed litellm add `reasoning_content` to DeepSeek assistant messages when thinking is on by default?"
     from litellm.llms.deepseek.chat.transformation import DeepSeekChatConfig
@@ -110,7 +123,7 @@ def _deepseek_reasoning(kw):
     if _ds_fills_itself(): return kw
     return kw | dict(messages=[_with_reasoning(o) if _get(o, 'role')=='assistant' and not _get(o, 'reasoning_content') else o for o in msgs])
 
-# %% ../nbs/04_providers.ipynb #88a42fc9
+# %% ../nbs/04_providers.ipynb #f2208004
 from functools import cache
 
 _temp_checked = {}
@@ -131,7 +144,7 @@ def _no_sampling(kw):
     if kw.get('temperature', 1)==1 or not _rejects_temperature(kw['model'], kw.get('reasoning_effort')): return kw
     return {k:v for k,v in kw.items() if k!='temperature'}
 
-# %% ../nbs/04_providers.ipynb #ff353b27
+# %% ../nbs/04_providers.ipynb #899adf13
 @cache
 def _gemini_drops_search():
     "Does the installed litellm drop Google Search from a Gemini request that also has function tools?"
@@ -152,7 +165,7 @@ def _gemini_search_tools(kw):
     if 'gemini-3' not in m or not kw.get('tools') or 'web_search_options' not in kw or 'include_server_side_tool_invocations' in kw: return kw
     return kw | dict(include_server_side_tool_invocations=True) if _gemini_drops_search() else kw
 
-# %% ../nbs/04_providers.ipynb #35205771
+# %% ../nbs/04_providers.ipynb #382f0564
 class CodexAuthError(Exception): "No usable ChatGPT/Codex subscription token"
 
 def _jwt_claims(tok):
@@ -181,7 +194,7 @@ def codex_auth()->dict:
         raise CodexAuthError(f"The ChatGPT token from {src} expired; run any `codex` command to refresh it, or `codex login`.")
     return dict(access_token=tok, account_id=acct or nested_idx(c, 'https://api.openai.com/auth', 'chatgpt_account_id'))
 
-# %% ../nbs/04_providers.ipynb #3aa6a0a7
+# %% ../nbs/04_providers.ipynb #5725056f
 def _use_codex_auth():
     "Make litellm's ChatGPT provider take its token from `codex_auth` (never an interactive login)"
     from litellm.llms.chatgpt.authenticator import Authenticator
@@ -199,7 +212,7 @@ def _codex(kw):
     if kw['model'].startswith('chatgpt/'): _use_codex_auth()
     return kw
 
-# %% ../nbs/04_providers.ipynb #8f69a941
+# %% ../nbs/04_providers.ipynb #6c8e32ba
 def _litellm_keeps_pause():
     "Does the installed litellm report `pause_turn` itself? (then no wrapper is needed)"
     from litellm.litellm_core_utils.core_helpers import _FINISH_REASON_MAP
@@ -238,7 +251,7 @@ def paused(r):
     msg = nested_idx(r, 'choices', 0, 'message')
     return (getattr(msg, 'provider_specific_fields', None) or {}).get('stop_reason')=='pause_turn'
 
-# %% ../nbs/04_providers.ipynb #059c44db
+# %% ../nbs/04_providers.ipynb #d320b386
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause]  # _codex first: the others may ask litellm about the model
 
 def adapt_request(kw:dict)->dict:

@@ -9,7 +9,7 @@ __all__ = ['stream_with_complete', 'astream_with_complete', 'delta_text', 'mk_st
            'trunc_param', 'mk_tr_details', 'StreamFormatter', 'AsyncStreamFormatter', 'display_stream',
            'adisplay_stream']
 
-# %% ../nbs/05_stream.ipynb #c984c2a2
+# %% ../nbs/05_stream.ipynb #ff43cbc2
 import html, json, re, time
 from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream, stream_chunk_builder
@@ -18,7 +18,41 @@ from .messages import contents, tool_dtls_tag
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id
 from .usage import quiet_litellm
 
-# %% ../nbs/05_stream.ipynb #ff6a603b
+# %% ../nbs/05_stream.ipynb #83c2e6a8
+def _text_only(c):
+    "The text of chunk `c` if text is all it carries (no role, tool calls, reasoning, usage, finish...), else None"
+    if len(ch := c.choices)!=1 or c.__dict__.get('provider_specific_fields') is not None: return None
+    if any(v is not None for v in (c.__pydantic_extra__ or {}).values()): return None
+    x = ch[0]
+    if x.finish_reason is not None or getattr(x, 'logprobs', None) is not None: return None
+    d = x.delta
+    if d.__dict__.get('provider_specific_fields') is not None: return None
+    t = None
+    for k,v in (d.__pydantic_extra__ or {}).items():
+        if v is None: continue
+        if k!='content' or not isinstance(v, str): return None
+        t = v
+    return t or None
+
+def _merge_text_runs(chunks):
+    "`chunks` with each run of text-only chunks merged into one (copied) chunk"
+    res, run = [], []
+    def flush():
+        if len(run)>1:
+            h = run[0][0].model_copy(deep=True)
+            h.choices[0].delta.content = ''.join(t for _,t in run)
+            res.append(h)
+        elif run: res.append(run[0][0])
+        run.clear()
+    for c in chunks:
+        if (t := _text_only(c)) is not None: run.append((c, t))
+        else: flush(); res.append(c)
+    flush()
+    return res
+
+def _build(chunks):
+    with quiet_litellm(): return stream_chunk_builder(_merge_text_runs(chunks))
+
 def stream_with_complete(gen, postproc=noop):
     "Extend streaming response chunks with the complete response"
     chunks = []
@@ -26,7 +60,7 @@ def stream_with_complete(gen, postproc=noop):
         postproc(chunk)
         chunks.append(chunk)
         yield chunk
-    with quiet_litellm(): return stream_chunk_builder(chunks)
+    return _build(chunks)
 
 async def astream_with_complete(agen, postproc=noop):
     "Async `stream_with_complete`: the complete response is yielded last"
@@ -35,10 +69,9 @@ async def astream_with_complete(agen, postproc=noop):
         postproc(chunk)
         chunks.append(chunk)
         yield chunk
-    with quiet_litellm(): res = stream_chunk_builder(chunks)
-    yield res
+    yield _build(chunks)
 
-# %% ../nbs/05_stream.ipynb #fd503437
+# %% ../nbs/05_stream.ipynb #bdae7619
 def delta_text(msg):
     "Extract printable content from streaming delta, return None if nothing to print"
     c = msg.choices[0]
@@ -56,7 +89,7 @@ def mk_stream_chunk(**kwargs):
     "A `ModelResponseStream` chunk whose delta has `kwargs`"
     return ModelResponseStream([StreamingChoices(delta=Delta(**kwargs))])
 
-# %% ../nbs/05_stream.ipynb #8ddc8610
+# %% ../nbs/05_stream.ipynb #9b413ace
 def cite_footnote(msg):
     "Add a markdown link for the citation carried by stream chunk `msg` (if any)"
     try: delta = msg.choices[0].delta
@@ -70,7 +103,7 @@ def cite_footnotes(stream_list):
     "Add markdown footnote citations to stream deltas"
     for msg in stream_list: cite_footnote(msg)
 
-# %% ../nbs/05_stream.ipynb #07748fa2
+# %% ../nbs/05_stream.ipynb #f3c1e6d0
 def _safe_cut(s, i):
     "Index `i`, moved back so a surrogate pair is not split"
     return i-1 if 0<i<=len(s) and '\ud800'<=s[i-1]<='\udbff' else i
@@ -83,7 +116,7 @@ def _trunc_str(s, mx=2000, skip=0):
     a, b = _safe_cut(s, skip), _safe_cut(s, max(mx-skip, skip))
     return f"<TRUNCATED>{'…' if skip else ''}{s[a:b]}…</TRUNCATED>"
 
-# %% ../nbs/05_stream.ipynb #5fa94d32
+# %% ../nbs/05_stream.ipynb #3c42aa92
 def trunc_param(v, mx:int=40):
     "Truncate and escape param value for display"
     s = re.sub(r'\s*\n\s*', '', str(v))
@@ -102,7 +135,7 @@ def _args_dict(tc):
 
 def _fmt_call(tc): return f"{_tc_name(tc)}({', '.join(f'{k}={_short_repr(v)}' for k,v in _args_dict(tc).items())})"
 
-# %% ../nbs/05_stream.ipynb #0ce58520
+# %% ../nbs/05_stream.ipynb #2eff2c82
 def _trunc_obj(o, mx):
     if isinstance(o, str): return _trunc_str(o, mx=mx)
     if isinstance(o, list): return [_trunc_obj(x, mx) for x in o]
@@ -118,7 +151,7 @@ def mk_tr_details(tr, tc, mx:int=2000):
     summ = f"{_tc_name(tc)}({', '.join(f'{k}={trunc_param(v)}' for k,v in args.items())})→{trunc_param(c)}"
     return f"\n\n{tool_dtls_tag}\n<summary><code>{summ}</code></summary>\n\n```json\n{json.dumps(res, indent=2)}\n```\n\n</details>\n\n"
 
-# %% ../nbs/05_stream.ipynb #80a4ebda
+# %% ../nbs/05_stream.ipynb #11f235a8
 class StreamFormatter:
     def __init__(self, mx:int=2000, debug:bool=False, showthink:bool=False):
         "Format a stream of chunks, responses and tool results as markdown; `outp` accumulates it all"
@@ -158,7 +191,7 @@ class StreamFormatter:
         for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #eaccc7f9
+# %% ../nbs/05_stream.ipynb #fb72beec
 class AsyncStreamFormatter(StreamFormatter):
     "`StreamFormatter` for async streams"
     async def format_stream(self, rs):
@@ -166,7 +199,7 @@ class AsyncStreamFormatter(StreamFormatter):
         async for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #0af3070d
+# %% ../nbs/05_stream.ipynb #294d23f9
 def _ipy_display():
     try: from IPython.display import display, Markdown
     except ImportError: raise ImportError("display_stream needs IPython to show markdown: `pip install ipython`, "

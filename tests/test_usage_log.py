@@ -54,6 +54,9 @@ async def await_until(cond, timeout=30):
 def usage_log(tmp_path):
     "A logger on a fresh database, registered with litellm for the test only"
     made = []
+    # earlier tests' async calls can still have success callbacks queued in litellm: run them before our logger exists
+    from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+    asyncio.run(GLOBAL_LOGGING_WORKER.flush())
     def make(db=None, **kw):
         lg = LisetteUsageLogger(db or tmp_path/'usage.db', **kw).install()
         made.append(lg)

@@ -1,0 +1,25 @@
+"Building the complete response from merged text runs gives exactly what litellm builds from every chunk."
+import litellm
+from hypothesis import given, settings, HealthCheck, strategies as st
+from lisette.stream import _merge_text_runs, stream_chunk_builder
+from lisette.testing import Reply
+
+_words = st.text(st.characters(whitelist_categories=('L', 'N', 'Zs', 'P')), min_size=0, max_size=60)
+_reply = st.builds(lambda text, n, tcs, think, search, stop: Reply(text, chunks=n, thinking=think or None, stop=stop,
+                        tool_calls=[('add', {'a': i}) for i in range(tcs)],
+                        web_search=[dict(query='q', url='https://example.com', title='T', cited_text='c')] if search else None),
+                   _words, st.integers(1, 40), st.integers(0, 2), _words, st.booleans(), st.sampled_from([None, 'max_tokens']))
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rep=_reply, anthropic=st.booleans(), usage=st.booleans())
+def test_merged_build_equals_full_build(fake_provider, rep, anthropic, usage):
+    fp = fake_provider
+    fp.reset(); fp.queue(rep)
+    m, base = ('anthropic/claude-sonnet-4-5', fp.anthropic_base) if anthropic else ('openai/gpt-4o-mini', fp.openai_base)
+    chunks = list(litellm.completion(m, [{'role': 'user', 'content': 'hi'}], stream=True, api_base=base, api_key='k',
+                                     **({'stream_options': {'include_usage': True}} if usage else {})))
+    before = [c.model_dump() for c in chunks]
+    full, merged = stream_chunk_builder(chunks).model_dump(), stream_chunk_builder(_merge_text_runs(chunks)).model_dump()
+    for d in (full, merged): d.pop('created', None)
+    assert merged == full
+    assert [c.model_dump() for c in chunks] == before  # the caller's chunks are untouched
