@@ -136,14 +136,14 @@ def test_error_statuses(fake_provider, m, status, exc):
     fake_provider.queue(Reply(status=status, error=msg, headers={'retry-after': '0'}))
     t = time.perf_counter()
     with pytest.raises(exc, match=f'provider says {status}'): call(fake_provider, m, max_retries=0)
-    assert time.perf_counter()-t < 2 and len(fake_provider.requests) == 1  # not retried
+    assert time.perf_counter()-t < 10 and len(fake_provider.requests) == 1  # not retried
 
 @both
 @pytest.mark.parametrize('stream', [False, True])
 def test_nothing_queued_fails_fast(fake_provider, m, stream):
     t = time.perf_counter()
     with pytest.raises(litellm.BadRequestError, match=r'no reply queued for POST /v1/.* \(request 1\)'): call(fake_provider, m, stream)
-    assert time.perf_counter()-t < 2
+    assert time.perf_counter()-t < 10  # a hang or a retry loop would take far longer
 
 def test_responder_raises(fake_provider):
     fake_provider.respond_with(lambda body, path: 1/0)
@@ -242,7 +242,7 @@ def test_lifecycle():
     port = free_port()
     with FakeProvider(port=port) as fp:
         assert (fp.url, fp.openai_base, fp.anthropic_base) == (f'http://127.0.0.1:{port}', f'http://127.0.0.1:{port}/v1', f'http://127.0.0.1:{port}')
-        fp.queue(Reply('slow', delay=5))
+        fp.queue(Reply('slow', delay=30))
         with httpx.Client() as c:
             assert c.get(fp.url+'/health').status_code == 200  # a kept-alive connection
             err = []
@@ -252,8 +252,8 @@ def test_lifecycle():
             import threading
             th = threading.Thread(target=slow); th.start(); time.sleep(0.1)
             t = time.perf_counter(); fp.stop()
-            assert time.perf_counter()-t < 0.5
-            th.join(2); assert not th.is_alive() and err  # the in-flight request is cut off, not left hanging
+            assert time.perf_counter()-t < 10  # not the 30 s the reply would take
+            th.join(10); assert not th.is_alive() and err  # the in-flight request is cut off, not left hanging
         with pytest.raises(httpx.ConnectError): httpx.get(fp.url+'/health')
     fp.stop()  # stopping twice is harmless
     assert fake_provider.__name__ == 'fake_provider'
