@@ -7,14 +7,13 @@ Docs: https://lisette-dev.github.io/lisette/history.html.md"""
 # %% auto #0
 __all__ = ['interrupted_result', 'HistoryError', 'check_hist', 'repair_hist', 'unresolved_tool_calls', 'add_tool_results']
 
-# %% ../nbs/01b_history.ipynb #481f0ef8
+# %% ../nbs/01b_history.ipynb #9bafbf86
 from fastcore.utils import *
 from litellm import Message
-from pydantic import BaseModel
-from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles
-from .tools import mk_tc_result, _mk_tool_result
+from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _get, _role, _tc_cache
+from .tools import mk_tc_result, _mk_tool_result, _tc_id, _tc_name
 
-# %% ../nbs/01b_history.ipynb #451cae6b
+# %% ../nbs/01b_history.ipynb #d47590b6
 interrupted_result = "Tool call interrupted: the turn was cancelled before this tool returned a result."
 _sys_roles = ('system', 'developer')
 
@@ -24,20 +23,7 @@ class HistoryError(ValueError):
         super().__init__(f"message {index}: {problem}" + (f"; {fix}" if fix else ''))
         self.index, self.problem, self.kind = index, problem, kind
 
-# %% ../nbs/01b_history.ipynb #95edb62a
-def _get(o, k):
-    "`o[k]` for dicts, `o.k` for objects, None when missing (without pydantic's slow missing-attribute path)"
-    if o.__class__ is dict: return o.get(k)
-    if isinstance(o, BaseModel):
-        if k in (d := o.__dict__): return d[k]
-        return (o.__pydantic_extra__ or {}).get(k)
-    return getattr(o, k, None)
-
-def _role(m): return _get(m, 'role')
-def _tc_id(tc): return _get(tc, 'id')
-def _tc_name(tc): return _get(_get(tc, 'function'), 'name')
-def _tc_cache(tc): return _get(tc, 'cache_control')
-
+# %% ../nbs/01b_history.ipynb #a2e5675e
 def _fields(m):
     "(role, content, tool_calls) of message `m`"
     if m.__class__ is dict: return m.get('role'), m.get('content'), m.get('tool_calls')
@@ -60,7 +46,7 @@ def _shape_ok(m, role, c, tcs):
         if p['type']=='text' and p.get('text').__class__ is not str: return False
     return True
 
-# %% ../nbs/01b_history.ipynb #bd10c530
+# %% ../nbs/01b_history.ipynb #3f45e242
 def _srv(tcid): return tcid.startswith('srvtoolu_')
 
 def _ckpts(m, c, tcs):
@@ -99,7 +85,7 @@ def _thinking_problem(m, role):
             v = _get(b, k)
             if not (isinstance(v, str) and v): return f"thinking_blocks[{j}] ({t}) has no {k!r} string: thinking blocks must be sent back exactly as the provider returned them"
 
-# %% ../nbs/01b_history.ipynb #32e40855
+# %% ../nbs/01b_history.ipynb #f96fe35d
 def _open_block(msgs, start):
     "Scan back from `start` over tool results to the assistant tool-call message they answer: (index, {open id: name}, {answered id: index})"
     j, answered = start-1, {}
@@ -173,7 +159,7 @@ def check_hist(
                                "remove the extra ones with remove_cache_ckpts, or repair the history (keeps the last ones)", 'cache')
     if open_ and not pending_ok: raise _dangling(blk, open_)
 
-# %% ../nbs/01b_history.ipynb #50f32f8d
+# %% ../nbs/01b_history.ipynb #42841167
 def _copy_msg(m):
     "A copy of `m` whose content list, parts and tool calls can be changed without touching `m`"
     m = dict(m) if isinstance(m, dict) else m.model_copy()
@@ -235,7 +221,7 @@ def _pick_results(msgs, call_at):
         if tid in call_at and (tid not in keep or (cur==call_at[tid]!=run_of[keep[tid]])): keep[tid] = i
     return run_of, keep
 
-# %% ../nbs/01b_history.ipynb #448170f3
+# %% ../nbs/01b_history.ipynb #a078f88a
 def repair_hist(
     msgs:list, # The history: dicts or litellm `Message`s (not modified)
     pending_ok:bool=False, # Leave the last assistant tool-call message's missing results pending instead of answering them
@@ -297,14 +283,14 @@ def repair_hist(
         raise HistoryError(getattr(e, 'index', None), f"cannot repair safely: {e}", "fix the history by hand", 'unrepairable') from None
     return out, [f"message {i}: {t}" for i,t in sorted(notes, key=lambda o: o[0])]
 
-# %% ../nbs/01b_history.ipynb #fb2019ea
+# %% ../nbs/01b_history.ipynb #0703a460
 def unresolved_tool_calls(msgs:list)->list:
     "Client tool calls of the last assistant message that have no result yet (it must be followed only by tool results)"
     blk, open_, _ = _open_block(msgs, len(msgs))
     if blk is None: return []
     return [tc for tc in _get(msgs[blk], 'tool_calls') if _tc_id(tc) in open_]
 
-# %% ../nbs/01b_history.ipynb #e1503485
+# %% ../nbs/01b_history.ipynb #cf30aa9b
 def add_tool_results(
     msgs:list, # History ending with an assistant tool-call message (and maybe some of its results)
     results, # {tool_call_id: result}, or a list of results in the order of `unresolved_tool_calls(msgs)`

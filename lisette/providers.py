@@ -9,14 +9,15 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info', 'supported_params',
            'has_search', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'adapt_request']
 
-# %% ../nbs/04_providers.ipynb #f6c5d94e
+# %% ../nbs/04_providers.ipynb #e0638cc9
 import base64, functools, json, os, time
 from pathlib import Path
 import litellm
 from fastcore.utils import *
 from .usage import quiet_litellm
+from .messages import _get
 
-# %% ../nbs/04_providers.ipynb #ab5340e3
+# %% ../nbs/04_providers.ipynb #fc3f71d2
 haik45 = 'claude-haiku-4-5'
 sonn45 = 'claude-sonnet-4-5'
 sonn46 = sonn = 'claude-sonnet-4-6'
@@ -28,7 +29,7 @@ kimi = 'fireworks_ai/accounts/fireworks/models/kimi-k2p6'
 qwen3p6p = 'fireworks_ai/accounts/fireworks/models/qwen3p6-plus'
 dsf, dsp = 'deepseek/deepseek-v4-flash', 'deepseek/deepseek-v4-pro'
 
-# %% ../nbs/04_providers.ipynb #73afd44d
+# %% ../nbs/04_providers.ipynb #221f479b
 registered_models = {
     qwen3p6p: dict(litellm_provider='fireworks_ai', mode='chat', max_input_tokens=1_000_000, max_output_tokens=65_536,
                    max_tokens=65_536, input_cost_per_token=0.5e-6, output_cost_per_token=3e-6,  # prices unverified
@@ -53,12 +54,12 @@ def _register():
 
 _registered_now = _register()
 
-# %% ../nbs/04_providers.ipynb #b4ab25f6
+# %% ../nbs/04_providers.ipynb #4a7adf8c
 _search_caps = dict(supports_web_search=True)
 capability_fixes = {gpt54: _search_caps, 'openai/'+gpt54: _search_caps, gpt54m: _search_caps, 'openai/'+gpt54m: _search_caps,
                 codex55: _search_caps, codex53spark: _search_caps}
 
-# %% ../nbs/04_providers.ipynb #56e83bb6
+# %% ../nbs/04_providers.ipynb #6e90642a
 def _per_model(f):
     "Cache `f(m)` per model; a change to litellm's model map (e.g. `register_model`) starts afresh. Callers must not mutate results."
     cache = {}
@@ -90,7 +91,7 @@ def has_search(m):
     i = model_info(m)
     return bool(i.get('supports_web_search') or i.get('search_context_cost_per_query'))
 
-# %% ../nbs/04_providers.ipynb #0bc82b22
+# %% ../nbs/04_providers.ipynb #e6e1ca43
 def _is_gpt5(m): return m.split('/')[-1].startswith('gpt-5') and m.split('/')[0] in ('openai', 'chatgpt', m)
 
 def _allow_search(kw):
@@ -98,7 +99,7 @@ def _allow_search(kw):
     if 'web_search_options' not in kw or not _is_gpt5(m) or 'web_search_options' in supported_params(m): return kw
     return kw | dict(allowed_openai_params=[*(kw.get('allowed_openai_params') or []), 'web_search_options'])
 
-# %% ../nbs/04_providers.ipynb #59776f61
+# %% ../nbs/04_providers.ipynb #8114f518
 def _ds_fills_itself():
     "Does the installed litellm add `reasoning_content` to DeepSeek assistant messages when thinking is on by default?"
     from litellm.llms.deepseek.chat.transformation import DeepSeekChatConfig
@@ -106,8 +107,6 @@ def _ds_fills_itself():
         out = DeepSeekChatConfig().transform_request('deepseek-v4-flash', [{'role': 'assistant', 'content': 'x'}], {}, {}, {})
         return bool(nested_idx(out, 'messages', 0, 'reasoning_content'))
     except Exception: return False
-
-def _get(m, k): return m.get(k) if isinstance(m, dict) else getattr(m, k, None)
 
 def _with_reasoning(m):
     d = dict(m) if isinstance(m, dict) else m.model_dump(exclude_none=True)
@@ -123,7 +122,7 @@ def _deepseek_reasoning(kw):
     if _ds_fills_itself(): return kw
     return kw | dict(messages=[_with_reasoning(o) if _get(o, 'role')=='assistant' and not _get(o, 'reasoning_content') else o for o in msgs])
 
-# %% ../nbs/04_providers.ipynb #f2208004
+# %% ../nbs/04_providers.ipynb #bdb4cc3b
 from functools import cache
 
 _temp_checked = {}
@@ -144,7 +143,7 @@ def _no_sampling(kw):
     if kw.get('temperature', 1)==1 or not _rejects_temperature(kw['model'], kw.get('reasoning_effort')): return kw
     return {k:v for k,v in kw.items() if k!='temperature'}
 
-# %% ../nbs/04_providers.ipynb #899adf13
+# %% ../nbs/04_providers.ipynb #234a4a4a
 @cache
 def _gemini_drops_search():
     "Does the installed litellm drop Google Search from a Gemini request that also has function tools?"
@@ -165,7 +164,7 @@ def _gemini_search_tools(kw):
     if 'gemini-3' not in m or not kw.get('tools') or 'web_search_options' not in kw or 'include_server_side_tool_invocations' in kw: return kw
     return kw | dict(include_server_side_tool_invocations=True) if _gemini_drops_search() else kw
 
-# %% ../nbs/04_providers.ipynb #382f0564
+# %% ../nbs/04_providers.ipynb #5663cd3e
 class CodexAuthError(Exception): "No usable ChatGPT/Codex subscription token"
 
 def _jwt_claims(tok):
@@ -194,7 +193,7 @@ def codex_auth()->dict:
         raise CodexAuthError(f"The ChatGPT token from {src} expired; run any `codex` command to refresh it, or `codex login`.")
     return dict(access_token=tok, account_id=acct or nested_idx(c, 'https://api.openai.com/auth', 'chatgpt_account_id'))
 
-# %% ../nbs/04_providers.ipynb #5725056f
+# %% ../nbs/04_providers.ipynb #bdbc8277
 def _use_codex_auth():
     "Make litellm's ChatGPT provider take its token from `codex_auth` (never an interactive login)"
     from litellm.llms.chatgpt.authenticator import Authenticator
@@ -212,7 +211,7 @@ def _codex(kw):
     if kw['model'].startswith('chatgpt/'): _use_codex_auth()
     return kw
 
-# %% ../nbs/04_providers.ipynb #6c8e32ba
+# %% ../nbs/04_providers.ipynb #7e3c1011
 def _litellm_keeps_pause():
     "Does the installed litellm report `pause_turn` itself? (then no wrapper is needed)"
     from litellm.litellm_core_utils.core_helpers import _FINISH_REASON_MAP
@@ -251,7 +250,7 @@ def paused(r):
     msg = nested_idx(r, 'choices', 0, 'message')
     return (getattr(msg, 'provider_specific_fields', None) or {}).get('stop_reason')=='pause_turn'
 
-# %% ../nbs/04_providers.ipynb #d320b386
+# %% ../nbs/04_providers.ipynb #1f210384
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause]  # _codex first: the others may ask litellm about the model
 
 def adapt_request(kw:dict)->dict:

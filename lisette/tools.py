@@ -8,7 +8,7 @@ Docs: https://lisette-dev.github.io/lisette/tools.html.md"""
 __all__ = ['tc_refs_sp', 'lite_mk_func', 'ToolResponse', 'StopResponse', 'FullResponse', 'mk_tc', 'mk_tc_req', 'mk_tc_result',
            'mk_tc_results']
 
-# %% ../nbs/02_tools.ipynb #4a0e35ad
+# %% ../nbs/02_tools.ipynb #6ce5f3ee
 import ast, asyncio, inspect, json, re
 from functools import partial
 from dataclasses import dataclass
@@ -16,9 +16,9 @@ from fastcore.utils import *
 from fastcore.funccall import get_schema, call_func, call_func_async, mk_ns
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import random_tool_id
+from .messages import random_tool_id, _get
 
-# %% ../nbs/02_tools.ipynb #a2eb0d72
+# %% ../nbs/02_tools.ipynb #019edd6c
 def lite_mk_func(f):
     "The litellm tool schema for function (or class) `f`; schema dicts pass through"
     if isinstance(f, dict): return f
@@ -27,7 +27,7 @@ def lite_mk_func(f):
         raise ValueError(f"Tool `{getattr(f, '__name__', f)}` has no docstring: add one, it tells the model what the tool does.")
     return {'type': 'function', 'function': get_schema(f, pname='parameters')}
 
-# %% ../nbs/02_tools.ipynb #dcf8427b
+# %% ../nbs/02_tools.ipynb #28d0e7a5
 @dataclass
 class ToolResponse:
     "Tool result passed to the model as content parts, not stringified"
@@ -39,7 +39,7 @@ class StopResponse(str):
 class FullResponse(str):
     "A tool result that display formatters never truncate"
 
-# %% ../nbs/02_tools.ipynb #795dcab3
+# %% ../nbs/02_tools.ipynb #3d01a36a
 def _prep_tool_res(res, tcid):
     "Tool result content with the tool call id as first part"
     hdr = {'type': 'text', 'text': f'[tool_call_id: {tcid}]'}
@@ -49,9 +49,9 @@ def _res_content(res):
     if isinstance(res, ToolResponse): return res.content
     return str(res)
 
-def _tc_id(tc): return tc['id'] if isinstance(tc, dict) else tc.id
-def _tc_name(tc): return nested_idx(tc, 'function', 'name')
-def _tc_args(tc): return nested_idx(tc, 'function', 'arguments')
+def _tc_id(tc): return _get(tc, 'id')
+def _tc_name(tc): return _get(tc, 'function', 'name')
+def _tc_args(tc): return _get(tc, 'function', 'arguments')
 
 def _mk_tool_result(tc, res, tc_res=None):
     "A `tool` message answering tool call `tc` with result `res`"
@@ -59,7 +59,7 @@ def _mk_tool_result(tc, res, tc_res=None):
     if tc_res is not None: c = _prep_tool_res(c, _tc_id(tc))
     return {'tool_call_id': _tc_id(tc), 'role': 'tool', 'name': _tc_name(tc), 'content': c}
 
-# %% ../nbs/02_tools.ipynb #f05a3fdc
+# %% ../nbs/02_tools.ipynb #1ea04b70
 tc_refs_sp = ('You can reference previous tool call results using $`tool_call_id` syntax.\n'
     "For example, if a tool call returns result with id 'toolu_abc123', you can use it in a subsequent call:\n"
     '{"content": "$`toolu_abc123`"}\n'
@@ -81,14 +81,14 @@ def _resolve_tool_refs(args, tc_res):
     else: fargs = json.loads(args) if isinstance(args, str) else dict(args)
     return fargs if tc_res is None else _subst_refs(fargs, tc_res)
 
-# %% ../nbs/02_tools.ipynb #d97935ac
+# %% ../nbs/02_tools.ipynb #3ef7159c
 def _try_eval(v):
     "`ast.literal_eval` string `v`, or return it unchanged"
     if not isinstance(v, str): return v
     try: return ast.literal_eval(v)
     except Exception: return v
 
-# %% ../nbs/02_tools.ipynb #e9be1627
+# %% ../nbs/02_tools.ipynb #823455ed
 def _filter_srvtools(tcs):
     "Tool calls we must run ourselves (server-side ones already ran at the provider)"
     return [tc for tc in (tcs or []) if not str(_tc_id(tc)).startswith('srvtoolu_')]
@@ -120,7 +120,7 @@ def _lite_call_func(tc, tool_schemas, ns, raise_on_err=True, tc_res=None, tc_res
     "Run tool call `tc` if it is declared in `tool_schemas`, returning the `tool` message"
     return _exec_tool(tc, tool_schemas, ns, tc_res, tc_res_eval)[1]
 
-# %% ../nbs/02_tools.ipynb #a175180a
+# %% ../nbs/02_tools.ipynb #55e2f275
 async def _aexec_tool(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, executor=None):
     "Async `_exec_tool`; sync tools run in `executor` (default: asyncio's)"
     func, args = _prep_call(tc, tool_schemas, ns, tc_res)
@@ -133,7 +133,7 @@ async def _alite_call_func(tc, tool_schemas, ns, raise_on_err=True, tc_res=None,
     "Async `_lite_call_func`"
     return (await _aexec_tool(tc, tool_schemas, ns, tc_res, tc_res_eval))[1]
 
-# %% ../nbs/02_tools.ipynb #e2c9a920
+# %% ../nbs/02_tools.ipynb #6f9bd91d
 def mk_tc(func, tcid=None, idx=1, **kw):
     "A tool call (dict) of `func` (a function or its name) with arguments `kw`"
     nm = func if isinstance(func, str) else func.__name__
