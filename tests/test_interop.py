@@ -10,6 +10,8 @@ from lisette.messages import check_msg
 from lisette.tools import mk_tc, mk_tc_req, mk_tc_result
 from lisette.usage import UsageStats
 from lisette.interop import *
+from lisette.history import norm_msg, norm_hist, norm_reasoning
+from lisette.context import *
 from lisette.testing import Reply
 
 # ---- strategies: histories in the shapes Chat keeps (dicts, Messages, tool-call objects, cache_control, thinking) ----
@@ -401,7 +403,7 @@ def test_shorten_oldest_first(sizes, budget):
 @given(histories())
 def test_bytes_bound_is_an_upper_bound(hist):
     "check_context skips counting when this bound fits, so it must never be below litellm's count"
-    from lisette.interop import _bytes_bound
+    from lisette.context import _bytes_bound
     for m in ('openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5'): assert _bytes_bound(hist, sp='S') >= count_tokens(hist, m, sp='S')
 
 def test_check_context_warns_and_shortens():
