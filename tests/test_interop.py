@@ -418,3 +418,12 @@ def test_check_context_warns_and_shortens():
     with pytest.warns(ContextWindowWarning, match=r'Shortened 1 tool result\(s\).*read \(toolu_x'):
         h2, done = check_context(hist, m, window=n, max_tokens=100, shorten=True)
     assert len(done) == 1 and count_tokens(h2, m) <= n - 100
+
+def test_saved_settings_follow_chat_signature(tmp_path):
+    "Every `Chat` argument but the model, prompt, history, code and secrets is saved, so a new one cannot be forgotten"
+    import inspect
+    from lisette.interop import _settings, _not_saved
+    assert set(_settings) | (_not_saved - {'self'}) == set(inspect.signature(Chat.__init__).parameters) - {'self'}
+    c = Chat('openai/gpt-4o-mini', retries=1, max_cost=2.5, repair=True, fit_context=True)
+    c2 = load_chat(save_chat(c, tmp_path/'c.json'))
+    assert (c2.retries, c2.max_cost, c2.repair, c2.fit_context) == (1, 2.5, True, True)
