@@ -103,7 +103,7 @@ def _venv(path):
 def run(py, fp, model, kw, replies, code, tooldir):
     "Bodies `fp` receives when `py` runs `code`; the client's stderr tail on failure"
     fp.reset(); fp.queue(*[r if isinstance(r, Reply) else Reply(r) for r in replies])
-    p = subprocess.run([str(py), '-c', CLIENT, model, json.dumps(kw), tooldir], input=code, text=True, capture_output=True, timeout=180)
+    p = subprocess.run([str(py), '-c', CLIENT, model, json.dumps(kw), tooldir], input=code, text=True, capture_output=True, timeout=180, cwd=tooldir)  # cwd: not our checkout, whose lisette/ would shadow the original's
     return [r.body for r in fp.requests], (None if p.returncode==0 else p.stderr.strip().splitlines()[-1:])
 
 def _dump(o): return json.dumps(o, indent=1, sort_keys=True, default=str).splitlines()
