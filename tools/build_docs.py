@@ -16,7 +16,7 @@ Links follow `[project.urls]` in pyproject.toml: with no `Documentation` address
 README links point at the notebooks in this repository and the site links relatively; with no `Repository`, the site
 has no "source" links (each exported name's source is on its page, folded).
 Differences from nbdev's Quarto docs, on purpose: exported source is shown, folded, under its `show_doc`."""
-import html, json, os, re, shutil, sys, tempfile, time, traceback, warnings
+import html, inspect, json, os, re, shutil, sys, tempfile, time, traceback, warnings
 from contextlib import contextmanager
 from pathlib import Path
 from base64 import b64decode
@@ -46,13 +46,39 @@ def doc_nbs():
 def page_name(fn): return nbpath2html(fn).name
 
 # ---- show_doc: nbdev's markdown, with a signature that fits the page and a source link only to a real repository
-_maxline = 90
+_maxline,_max_delegated = 90,8
+
+def _fn(sym):
+    f = sym.__init__ if inspect.isclass(sym) else sym
+    return getattr(f, '__func__', f)
+
+def _tidy_params(sym, dm):
+    """Drop the types docments guesses from defaults (`stop:NoneType=None`), and fold the parameters `@delegates` copied
+    from the function `**kwargs` goes to into `**kwargs` when there are many (`structured` would list ~40 of litellm's)"""
+    try: sig = inspect.signature(sym)
+    except (TypeError, ValueError): return dm
+    emp = inspect.Parameter.empty
+    for k,v in dm.dm.items():
+        p = sig.parameters.get(k)
+        if p is not None and p.annotation is emp and v.get('default', emp) is not emp: v['anno'] = emp
+    f = _fn(sym)
+    if (to := getattr(f, '__delwrap__', None)) and (code := getattr(f, '__code__', None)):
+        own = set(code.co_varnames[:code.co_argcount+code.co_kwonlyargcount])
+        extra = [k for k,v in dm.dm.items() if k not in own and k!='return' and v.get('kind')!=inspect.Parameter.VAR_KEYWORD]
+        if len(extra)>_max_delegated:
+            ret = dm.dm.pop('return', None)
+            for k in extra: del dm.dm[k]
+            nm = f'{(getattr(to, "__module__", None) or "").split(".")[0]}.{getattr(to, "__qualname__", to)}'.lstrip('.')
+            dm.dm['kwargs'] = AttrDict(docment=f'passed on to {nm} ({len(extra)} more parameters)', anno=emp,
+                                       default=emp, kind=inspect.Parameter.VAR_KEYWORD)
+            if ret is not None: dm.dm['return'] = ret
+    return dm
 
 def _sd_markdown(self):
     "`show_doc` markdown: source link (when a repository is set), heading with `_` escaped, signature, docstring"
     dm = self.dm
-    if isinstance(dm, DocmentText) and dm.maxline>_maxline:
-        dm = DocmentText(self.sym, maxline=_maxline, docstring=False)
+    if isinstance(dm, DocmentText):
+        dm = _tidy_params(self.sym, DocmentText(self.sym, maxline=_maxline, docstring=False))
     src = NbdevLookup().code(self.fn) if git_url() else None
     src = f'<a class="source-link" href="{src.replace("#LNone", "")}">source</a>\n\n' if src else ''
     nm = self.nm.replace('_', r'\_')  # `Chat.__call__` is not `Chat.**call**`
@@ -338,7 +364,7 @@ def mkdocs_config(pages, docs_dir, site_dir):
         site_name=c.get('title') or c.lib_name, site_description=c.get('description') or '',
         site_url=(doc_url()+'/') if doc_url() else None, repo_url=git_url() or None, edit_uri='',
         docs_dir=str(docs_dir), site_dir=str(site_dir), use_directory_urls=False,  # pages open from the file system too
-        nav=[{p.title: f'{p.stem}.md'} for p in pages], extra_css=['styles.css'],
+        nav=[{'Overview' if p.stem=='index' else p.title: f'{p.stem}.md'} for p in pages], extra_css=['styles.css'],
         theme=dict(name='material', font=False,  # no web fonts: the site makes no request outside itself
                    features=['navigation.footer', 'navigation.top', 'navigation.tracking', 'toc.follow',
                              'search.highlight', 'content.code.copy'],
