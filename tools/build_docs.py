@@ -364,12 +364,15 @@ def mkdocs_config(pages, docs_dir, site_dir):
         site_name=c.get('title') or c.lib_name, site_description=c.get('description') or '',
         site_url=(doc_url()+'/') if doc_url() else None, repo_url=git_url() or None, edit_uri='',
         docs_dir=str(docs_dir), site_dir=str(site_dir), use_directory_urls=False,  # pages open from the file system too
-        nav=[{'Overview' if p.stem=='index' else p.title: f'{p.stem}.md'} for p in pages], extra_css=['styles.css'],
+        nav=[{p.title: f'{p.stem}.md'} for p in pages], extra_css=['styles.css'],
         theme=dict(name='material', font=False,  # no web fonts: the site makes no request outside itself
                    features=['navigation.footer', 'navigation.top', 'navigation.tracking', 'toc.follow',
                              'search.highlight', 'content.code.copy'],
                    palette=dict(primary='blue grey', accent='deep orange')),
-        plugins=['search', 'offline'],  # offline: the search index ships as a script, so search works from file:// too
+        # a static search index (search/search_index.json), searched in the browser: it needs the site served (browsers
+        # run no workers from file://), e.g. `python -m http.server -d _docs`; material's `offline` plugin would make
+        # it work from files too, but loads a script from a CDN, and the site makes no outside request
+        plugins=['search'],
         markdown_extensions=['admonition', 'attr_list', 'md_in_html', 'tables', 'footnotes', 'pymdownx.details',
             {'pymdownx.highlight': dict(use_pygments=True)}, 'pymdownx.superfences', 'pymdownx.inlinehilite',
             {'toc': dict(permalink='#', toc_depth=3)}],
