@@ -20,6 +20,7 @@ import html, inspect, json, os, re, shutil, sys, tempfile, time, traceback, warn
 from contextlib import contextmanager
 from pathlib import Path
 from base64 import b64decode
+from dataclasses import is_dataclass
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('LITELLM_LOCAL_MODEL_COST_MAP', 'True')  # litellm would otherwise try to fetch prices on import
@@ -46,7 +47,7 @@ def doc_nbs():
 def page_name(fn): return nbpath2html(fn).name
 
 # ---- show_doc: nbdev's markdown, with a signature that fits the page and a source link only to a real repository
-_maxline,_max_delegated = 90,8
+_maxline,_max_delegated = 64,8  # 64: about what an API card shows of a code line without wrapping
 
 def _fn(sym):
     f = sym.__init__ if inspect.isclass(sym) else sym
@@ -83,7 +84,9 @@ def _sd_markdown(self):
     src = f'<a class="source-link" href="{src.replace("#LNone", "")}">source</a>\n\n' if src else ''
     nm = self.nm.replace('_', r'\_')  # `Chat.__call__` is not `Chat.**call**`
     doc = f'{src}{"#"*self.title_level} {nm}\n\n```python\n{dm}\n```'
-    return doc + (f'\n\n{self.docs}' if self.docs else '')
+    docs = self.docs
+    if docs and is_dataclass(self.sym) and docs.startswith(f'{self.sym.__name__}('): docs = ''  # the generated one repeats the signature
+    return doc + (f'\n\n{docs}' if docs else '')
 # `show_doc` runs in an in-process shell, so patching the renderer class here reaches every notebook
 BasicMarkdownRenderer._repr_markdown_ = _sd_markdown
 
@@ -178,6 +181,20 @@ _re_qattr = re.compile(r'(\]\([^)\s]*\))\{[^}\n]*\}')   # quarto's `[txt](url){t
 _re_fdiv = re.compile(r'^:::.*$\n?', re.MULTILINE)      # quarto fenced-div markers
 
 def plain_md(md): return _re_fdiv.sub('', _re_qattr.sub(r'\1', md))
+
+_re_item = re.compile(r'\s{0,3}(?:[-*+]|\d+[.)])\s')
+
+def cm_lists(md):
+    "A blank line before a list that follows a paragraph line: CommonMark (Jupyter, GitHub) needs none, python-markdown does"
+    res,fence,prev = [],None,''
+    for l in md.splitlines():
+        if (m := _re_fence.match(l.strip())):
+            fence = m[1] if fence is None else (None if l.strip().startswith(fence) else fence)
+        elif fence is None and _re_item.match(l) and prev.strip() and not _re_item.match(prev) and not prev.startswith((' ', '\t', '#', '<', '|', '>')):
+            res.append('')
+        res.append(l)
+        prev = l
+    return '\n'.join(res)
 
 def cells(nb):
     "Processed cells as (cell, directives, source) to render, skipping raw (front matter) and `include: false` cells"
@@ -306,7 +323,7 @@ class Page:
         if t=='stream': return _fence(_re_ansi.sub('', _txt(o.text)))
         if t=='error': return _fence(_re_ansi.sub('', '\n'.join(o.get('traceback', []))) or f"{o.ename}: {o.evalue}")
         data = o.get('data', {})
-        if 'text/markdown' in data: return re.sub(r'<details(?![^>]*markdown)', '<details markdown="1"', plain_md(_txt(data['text/markdown'])))
+        if 'text/markdown' in data: return re.sub(r'<details(?![^>]*markdown)', '<details markdown="1"', cm_lists(plain_md(_txt(data['text/markdown']))))
         if 'text/html' in data: return _txt(data['text/html'])
         if 'image/svg+xml' in data: return _txt(data['image/svg+xml'])
         for mt in _img_mimes:
@@ -315,7 +332,7 @@ class Page:
         return ''
 
     def cell(self, c, d, src):
-        if c.cell_type=='markdown': return plain_md(src).strip()
+        if c.cell_type=='markdown': return cm_lists(plain_md(src)).strip()
         if c.cell_type!='code': return ''
         res = []
         if src.strip() and d.get('echo')!='false':
