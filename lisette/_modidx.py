@@ -200,6 +200,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._litellm_keeps_pause': ( 'providers.html#_litellm_keeps_pause',
                                                                                'lisette/providers.py'),
                                    'lisette.providers._mark_pause': ('providers.html#_mark_pause', 'lisette/providers.py'),
+                                   'lisette.providers._max_out': ('providers.html#_max_out', 'lisette/providers.py'),
                                    'lisette.providers._no_sampling': ('providers.html#_no_sampling', 'lisette/providers.py'),
                                    'lisette.providers._per_model': ('providers.html#_per_model', 'lisette/providers.py'),
                                    'lisette.providers._register': ('providers.html#_register', 'lisette/providers.py'),

@@ -66,17 +66,23 @@ _clones = {gpt54: ('openai/gpt-5.4', {}), gpt54m: ('openai/gpt-5.4-mini', {}),
            codex54: ('openai/gpt-5.4', dict(litellm_provider='chatgpt', mode='responses')),
            codex54m: ('openai/gpt-5.4-mini', dict(litellm_provider='chatgpt', mode='responses'))}
 
+def _max_out(m):
+    "litellm's max output tokens for `m` (None when unknown; for `openai/responses/...` it answers with an empty entry)"
+    try:
+        with quiet_litellm(): return litellm.get_model_info(m).get('max_output_tokens')
+    except Exception: return None
+
 def _register_clones():
     "Register the models of `_clones` that litellm does not know (returns their names)"
-    new = {}
-    for m,(src,kw) in _clones.items():
-        if _known(m) or not _known(src): continue
-        new[m] = _clone_info(src, **kw)
-    if new:
-        old = litellm.verbose_logger.level
-        litellm.verbose_logger.setLevel('ERROR')
-        try: litellm.register_model(new)
-        finally: litellm.verbose_logger.setLevel(old)
+    new = {m: _clone_info(src, **kw) for m,(src,kw) in _clones.items() if not _max_out(m) and _max_out(src)}
+    if not new: return []
+    old = litellm.verbose_logger.level
+    litellm.verbose_logger.setLevel('ERROR')
+    try: litellm.register_model(new)
+    finally: litellm.verbose_logger.setLevel(old)
+    # `register_model` files `openai/responses/x` under `responses/x`, which `get_model_info` does not find: enter it whole too
+    for m,info in new.items():
+        if not _max_out(m): litellm.model_cost[m] = {k:v for k,v in info.items() if k!='mode'} | dict(key=m)
     return list(new)
 
 _register_clones()

@@ -194,3 +194,22 @@ def test_adjustments_are_per_turn_and_warned_once(fake_provider):
         chat('hi')
     assert 'prefill' not in kinds(chat)
     assert len([w for w in ws if w.category is AdjustmentWarning]) == 1
+
+# ---- model constants and registrations (parity with the original)
+
+def test_model_constants():
+    assert (gpt54, gpt54m) == ('openai/responses/gpt-5.4', 'openai/responses/gpt-5.4-mini')
+    assert (codex54, codex54m, codex55, codex53spark) == ('chatgpt/gpt-5.4', 'chatgpt/gpt-5.4-mini', 'chatgpt/gpt-5.5', 'chatgpt/gpt-5.3-codex-spark')
+
+def test_registrations_at_import():
+    "After `import lisette`, litellm itself knows the GPT-5.4 routes and accepts search on them (direct litellm calls)"
+    for m in (gpt54, gpt54m, codex54, codex54m):
+        i = litellm.get_model_info(m)
+        assert i['max_output_tokens'] and model_info(m)['supports_web_search'], m
+    assert litellm.get_model_info(gpt54)['supports_web_search']
+    assert 'web_search_options' in litellm.get_supported_openai_params(model=gpt54)
+    assert 'web_search_options' in litellm.get_supported_openai_params(model='gpt-5.4', custom_llm_provider='openai')
+
+def test_temp_default_documented_deviation():
+    import inspect
+    assert inspect.signature(Chat).parameters['temp'].default is None
