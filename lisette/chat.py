@@ -232,14 +232,15 @@ def _temp_dropped(why, t): return f"temp={t} not sent: {why}"
 @patch
 def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, **kwargs):
     "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments"
-    sparams, m = supported_params(self.model), self.model
+    sparams, info, m = supported_params(self.model), model_info(self.model), self.model
     kw = dict(model=m, messages=msgs, **self.callkw)
     if schemas: kw['tools'] = schemas
     if tool_choice is not None and schemas: kw['tool_choice'] = tool_choice
     if think:
         tk, eff = think_kw(m, think)
-        if 'reasoning_effort' in tk and sparams and 'reasoning_effort' not in sparams:
-            self._adjust(None, 'think', f"think={think!r} ignored: litellm says {m} takes no reasoning effort")
+        if 'reasoning_effort' in tk and ((sparams and 'reasoning_effort' not in sparams) or (info and not info.get('supports_reasoning'))):
+            self._adjust(None, 'think', f"think={think!r} ignored: litellm says {m} does not reason")
+            think = None
         else:
             kw |= tk
             if eff!=effort.get(think, think): self._adjust(None, 'effort', f"think={think!r} sent as effort {eff!r}")
@@ -250,7 +251,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     if s := ifnone(search, self.search):
         if has_search(m): kw['web_search_options'] = {'search_context_size': _effort(s)}
         else: self._adjust(None, 'search', f"search={s!r} ignored: {m} has no web search")
-    if (mt := ifnone(max_tokens, self.max_tokens)) is None and (mt := model_info(m).get('max_output_tokens')):
+    if (mt := ifnone(max_tokens, self.max_tokens)) is None and (mt := info.get('max_output_tokens')):
         self._adjust(None, 'max_tokens', f"max_tokens={mt} (the model's maximum output) sent, as neither the call nor the chat set it")
     if mt: kw['max_tokens'] = int(mt)
     if stream: kw |= dict(stream=True, stream_options={'include_usage': True})
