@@ -7,14 +7,14 @@ Docs: https://lisette-dev.github.io/lisette/demo.html.md"""
 # %% auto #0
 __all__ = ['simple_add', 'demo_model', 'run_demo', 'main']
 
-# %% ../nbs/07_demo.ipynb #3c16c869
+# %% ../nbs/07_demo.ipynb #8e5d749d
 import os, re, sys, argparse
 import litellm
 from .chat import Chat
 from .stream import print_stream
 from .testing import FakeProvider, Reply, scripted_model, _text_of, _tool_results
 
-# %% ../nbs/07_demo.ipynb #2140b09c
+# %% ../nbs/07_demo.ipynb #9fdb5cf1
 def simple_add(
     a: int, # first operand
     b: int=0 # second operand
@@ -22,7 +22,7 @@ def simple_add(
     "Add two numbers together"
     return a + b
 
-# %% ../nbs/07_demo.ipynb #615d55e6
+# %% ../nbs/07_demo.ipynb #bebfcef9
 def demo_model(body, path=''):
     "Scripted responder for the demo: call `simple_add` on the question's numbers, then report the result"
     last = (body.get('messages') or [{}])[-1]
@@ -32,7 +32,7 @@ def demo_model(body, path=''):
         return Reply("(scripted local model) I'll add those with the tool.", tool_calls=[('simple_add', {'a': nums[0], 'b': nums[1]})])
     return scripted_model(body, path)
 
-# %% ../nbs/07_demo.ipynb #acef2e9c
+# %% ../nbs/07_demo.ipynb #3e161cbb
 def run_demo(model:str=None, # litellm model name; None uses the scripted local model
              prompt:str="What is 1234 + 5678? Use the tool, then explain.", # The question
              out=None, # Where to print (default stdout)
@@ -53,7 +53,7 @@ def run_demo(model:str=None, # litellm model name; None uses the scripted local 
         if fp: fp.stop()
     return chat
 
-# %% ../nbs/07_demo.ipynb #42a2b049
+# %% ../nbs/07_demo.ipynb #b8d48fbe
 def _missing_keys(model):
     "The environment variables litellm needs for `model` and does not find"
     try: return litellm.validate_environment(model).get('missing_keys') or []
@@ -74,5 +74,5 @@ def main(argv=None):
 
 def _first_line(e): return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
 
-# %% ../nbs/07_demo.ipynb #7c50b22c
+# %% ../nbs/07_demo.ipynb #bad6f79e
 if __name__ == '__main__': main()

@@ -9,7 +9,7 @@ __all__ = ['media_kinds', 'tool_dtls_tag', 're_tools', 'token_dtls_tag', 're_tok
            'random_tool_id', 'contents', 'stop_reason', 'sniff_mime', 'remove_cache_ckpts', 'mk_msg', 'split_tools',
            'fmt2hist', 'MessageFormatError', 'check_msg', 'mk_msgs']
 
-# %% ../nbs/01_messages.ipynb #c7e43875
+# %% ../nbs/01_messages.ipynb #382e40e7
 import base64, json, random, re, string
 from fastcore.utils import *
 from fastcore.funccall import detect_mime
@@ -17,7 +17,7 @@ from litellm import ModelResponse, ModelResponseStream, Message
 from pydantic import BaseModel
 from litellm.types.utils import ModelResponseBase, ChatCompletionMessageToolCall, Function
 
-# %% ../nbs/01_messages.ipynb #8f33a749
+# %% ../nbs/01_messages.ipynb #0baefa46
 _fixed_id, _fixed_created = 'chatcmpl-xxx', 1000000000
 
 def _fixed_setattr(self, name, value):
@@ -36,12 +36,12 @@ def patch_litellm(seed:int=0):
         ModelResponseBase.__setattr__ = _fixed_setattr
     if seed is not None: random.seed(seed)
 
-# %% ../nbs/01_messages.ipynb #fa7b53a2
+# %% ../nbs/01_messages.ipynb #ee0dcc03
 def random_tool_id():
     "Generate a random tool ID with 'toolu_' prefix"
     return 'toolu_' + ''.join(random.choices(string.ascii_letters+string.digits, k=25))
 
-# %% ../nbs/01_messages.ipynb #b82f1468
+# %% ../nbs/01_messages.ipynb #c0a41b3b
 def contents(r):
     "Get message object from response `r`."
     return r.choices[0].message
@@ -50,7 +50,7 @@ def stop_reason(r):
     "The finish reason of response `r` (e.g. 'stop', 'tool_calls', 'length', 'content_filter')"
     return r.choices[0].finish_reason
 
-# %% ../nbs/01_messages.ipynb #4f31c867
+# %% ../nbs/01_messages.ipynb #91e2c2d5
 def _tc_line(tc): return f"🔧 {nested_idx(tc,'function','name')}({nested_idx(tc,'function','arguments')})"
 
 def _img_md(img):
@@ -76,7 +76,7 @@ def _usage_md(self:ModelResponse):
     u = getattr(self, 'usage', None)
     return None if u is None else f"`{u}`"
 
-# %% ../nbs/01_messages.ipynb #30121a71
+# %% ../nbs/01_messages.ipynb #9898186c
 media_kinds = {  # MIME type -> kind, for the bytes `mk_msg` accepts
     'image/jpeg': 'image', 'image/png': 'image', 'image/gif': 'image', 'image/webp': 'image',
     'application/pdf': 'pdf',
@@ -131,7 +131,7 @@ def _mk_content(o):
         return o
     raise TypeError(f"Cannot make a message part from {type(o).__name__}: use str, bytes, or a content-part dict.")
 
-# %% ../nbs/01_messages.ipynb #48273509
+# %% ../nbs/01_messages.ipynb #158f77b7
 def _cc(ttl=None):
     if ttl is None: return {'type': 'ephemeral'}
     if ttl not in ('5m', '1h'): raise ValueError(f"Cache ttl must be '5m' or '1h' (Anthropic's two lifetimes), not {ttl!r}")
@@ -185,7 +185,7 @@ def remove_cache_ckpts(msg):
             if isinstance(o, dict): o.pop('cache_control', None)
     return msg
 
-# %% ../nbs/01_messages.ipynb #e82665dc
+# %% ../nbs/01_messages.ipynb #665b47e6
 def mk_msg(
     content, # Content: str, bytes (image), list of mixed content, or dict w 'role' and 'content' fields
     role:str='user', # Message role if content isn't already a dict/Message
@@ -204,7 +204,7 @@ def mk_msg(
     msg = {'role': role, 'content': c}
     return _add_cache_control(msg, ttl) if cache else msg
 
-# %% ../nbs/01_messages.ipynb #1f679746
+# %% ../nbs/01_messages.ipynb #9cf657a4
 tool_dtls_tag = "<details class='tool-usage-details' markdown='1'>"
 re_tools = re.compile(fr"^({tool_dtls_tag}\n*(<summary>.*?</summary>\n*)?```json\n+(.*?)\n+```\n+</details>)",
                       flags=re.DOTALL|re.MULTILINE)
@@ -212,7 +212,7 @@ token_dtls_tag = "<details class='token-usage-details' markdown='1'>"
 re_token = re.compile(fr"^{token_dtls_tag}.*?</details>\n*", flags=re.DOTALL|re.MULTILINE)
 _re_pending = re.compile(r"^\s*- ⏳ <code>.*?</code> ⏳\s*$", flags=re.MULTILINE)
 
-# %% ../nbs/01_messages.ipynb #66c362a5
+# %% ../nbs/01_messages.ipynb #f542ae0b
 def split_tools(s):
     "Split formatted output into (text, summary, tooljson) chunks"
     parts = re_tools.split(re_token.sub('', s))
@@ -245,7 +245,7 @@ def _tr_from_block(d):
     return {'role': 'tool', 'tool_call_id': d['id'], 'name': d['call']['function'],
             'content': res if isinstance(res, (str, list)) else json.dumps(res)}
 
-# %% ../nbs/01_messages.ipynb #604ba1af
+# %% ../nbs/01_messages.ipynb #1d8f2438
 def fmt2hist(outp:str)->list:
     "Transform a formatted output into a LiteLLM compatible history"
     if tool_dtls_tag not in outp: return [re_token.sub('', outp)]  # plain text stays a str, so `mk_msgs` infers its role
@@ -276,7 +276,7 @@ def _group_results(hist):
         for tc in (m.tool_calls or []): res.append(first(o for o in hist if isinstance(o, dict) and o.get('tool_call_id')==tc.id))
     return res
 
-# %% ../nbs/01_messages.ipynb #48cc7d6b
+# %% ../nbs/01_messages.ipynb #5b412e4d
 class MessageFormatError(ValueError):
     "A message in the wrong shape; `index` and `field` say where"
     def __init__(self, msg, index=None, field=None): super().__init__(msg); self.index, self.field = index, field
@@ -312,7 +312,7 @@ def check_msg(m, i=None, need_ids=True):
         raise MessageFormatError(f"message {i}: {f!r} {problem}" if i is not None else f"message: {f!r} {problem}", i, f)
     return m
 
-# %% ../nbs/01_messages.ipynb #8a595ad8
+# %% ../nbs/01_messages.ipynb #f0335bb1
 max_cache_ckpts = 4
 
 def _ckpt_targets(msgs, cache_idxs, mx=max_cache_ckpts):

@@ -9,7 +9,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info', 'supported_params',
            'has_search', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'adapt_request']
 
-# %% ../nbs/04_providers.ipynb #ebd1b0e8
+# %% ../nbs/04_providers.ipynb #d863d04c
 import base64, functools, json, os, time
 from pathlib import Path
 import litellm
@@ -17,7 +17,7 @@ from fastcore.utils import *
 from .usage import quiet_litellm
 from .messages import _get
 
-# %% ../nbs/04_providers.ipynb #564f3de1
+# %% ../nbs/04_providers.ipynb #7c7a8304
 haik45 = 'claude-haiku-4-5'
 sonn45 = 'claude-sonnet-4-5'
 sonn46 = sonn = 'claude-sonnet-4-6'
@@ -29,7 +29,7 @@ kimi = 'fireworks_ai/accounts/fireworks/models/kimi-k2p6'
 qwen3p6p = 'fireworks_ai/accounts/fireworks/models/qwen3p6-plus'
 dsf, dsp = 'deepseek/deepseek-v4-flash', 'deepseek/deepseek-v4-pro'
 
-# %% ../nbs/04_providers.ipynb #1315a513
+# %% ../nbs/04_providers.ipynb #72ee727c
 registered_models = {
     qwen3p6p: dict(litellm_provider='fireworks_ai', mode='chat', max_input_tokens=1_000_000, max_output_tokens=65_536,
                    max_tokens=65_536, input_cost_per_token=0.5e-6, output_cost_per_token=3e-6,  # prices unverified
@@ -54,12 +54,12 @@ def _register():
 
 _registered_now = _register()
 
-# %% ../nbs/04_providers.ipynb #90c65264
+# %% ../nbs/04_providers.ipynb #0d8cd6b1
 _search_caps = dict(supports_web_search=True)
 capability_fixes = {gpt54: _search_caps, 'openai/'+gpt54: _search_caps, gpt54m: _search_caps, 'openai/'+gpt54m: _search_caps,
                 codex55: _search_caps, codex53spark: _search_caps}
 
-# %% ../nbs/04_providers.ipynb #179f1cfc
+# %% ../nbs/04_providers.ipynb #1a008571
 def _per_model(f):
     "Cache `f(m)` per model; a change to litellm's model map (e.g. `register_model`) starts afresh. Callers must not mutate results."
     cache = {}
@@ -91,7 +91,7 @@ def has_search(m):
     i = model_info(m)
     return bool(i.get('supports_web_search') or i.get('search_context_cost_per_query'))
 
-# %% ../nbs/04_providers.ipynb #3915655f
+# %% ../nbs/04_providers.ipynb #8274e88e
 def _is_gpt5(m): return m.split('/')[-1].startswith('gpt-5') and m.split('/')[0] in ('openai', 'chatgpt', m)
 
 def _allow_search(kw):
@@ -99,7 +99,7 @@ def _allow_search(kw):
     if 'web_search_options' not in kw or not _is_gpt5(m) or 'web_search_options' in supported_params(m): return kw
     return kw | dict(allowed_openai_params=[*(kw.get('allowed_openai_params') or []), 'web_search_options'])
 
-# %% ../nbs/04_providers.ipynb #ffff4ca1
+# %% ../nbs/04_providers.ipynb #5efdff53
 def _ds_fills_itself():
     "Does the installed litellm add `reasoning_content` to DeepSeek assistant messages when thinking is on by default?"
     from litellm.llms.deepseek.chat.transformation import DeepSeekChatConfig
@@ -122,7 +122,7 @@ def _deepseek_reasoning(kw):
     if _ds_fills_itself(): return kw
     return kw | dict(messages=[_with_reasoning(o) if _get(o, 'role')=='assistant' and not _get(o, 'reasoning_content') else o for o in msgs])
 
-# %% ../nbs/04_providers.ipynb #3315ac16
+# %% ../nbs/04_providers.ipynb #a42997a4
 from functools import cache
 
 _temp_checked = {}
@@ -143,7 +143,7 @@ def _no_sampling(kw):
     if kw.get('temperature', 1)==1 or not _rejects_temperature(kw['model'], kw.get('reasoning_effort')): return kw
     return {k:v for k,v in kw.items() if k!='temperature'}
 
-# %% ../nbs/04_providers.ipynb #bd25d4d1
+# %% ../nbs/04_providers.ipynb #d030cd11
 @cache
 def _gemini_drops_search():
     "Does the installed litellm drop Google Search from a Gemini request that also has function tools?"
@@ -164,7 +164,7 @@ def _gemini_search_tools(kw):
     if 'gemini-3' not in m or not kw.get('tools') or 'web_search_options' not in kw or 'include_server_side_tool_invocations' in kw: return kw
     return kw | dict(include_server_side_tool_invocations=True) if _gemini_drops_search() else kw
 
-# %% ../nbs/04_providers.ipynb #820ddeac
+# %% ../nbs/04_providers.ipynb #4eabc04c
 class CodexAuthError(Exception): "No usable ChatGPT/Codex subscription token"
 
 def _jwt_claims(tok):
@@ -193,7 +193,7 @@ def codex_auth()->dict:
         raise CodexAuthError(f"The ChatGPT token from {src} expired; run any `codex` command to refresh it, or `codex login`.")
     return dict(access_token=tok, account_id=acct or nested_idx(c, 'https://api.openai.com/auth', 'chatgpt_account_id'))
 
-# %% ../nbs/04_providers.ipynb #4db59cc1
+# %% ../nbs/04_providers.ipynb #55bbca54
 def _use_codex_auth():
     "Make litellm's ChatGPT provider take its token from `codex_auth` (never an interactive login)"
     from litellm.llms.chatgpt.authenticator import Authenticator
@@ -211,7 +211,7 @@ def _codex(kw):
     if kw['model'].startswith('chatgpt/'): _use_codex_auth()
     return kw
 
-# %% ../nbs/04_providers.ipynb #1fdc398a
+# %% ../nbs/04_providers.ipynb #e1b50df3
 def _litellm_keeps_pause():
     "Does the installed litellm report `pause_turn` itself? (then no wrapper is needed)"
     from litellm.litellm_core_utils.core_helpers import _FINISH_REASON_MAP
@@ -250,7 +250,7 @@ def paused(r):
     msg = nested_idx(r, 'choices', 0, 'message')
     return (getattr(msg, 'provider_specific_fields', None) or {}).get('stop_reason')=='pause_turn'
 
-# %% ../nbs/04_providers.ipynb #4d2afaa4
+# %% ../nbs/04_providers.ipynb #b97d68d9
 class _Delta(str): "A piece to append to the text so far"
 class _Tail(str):
     "The text so far as `+=` inside litellm's stream wrapper sees it: `tail + delta` is just the delta"
@@ -293,7 +293,7 @@ def _stream_text(kw):
     if kw.get('stream'): _linear_stream_text()
     return kw
 
-# %% ../nbs/04_providers.ipynb #f5f52292
+# %% ../nbs/04_providers.ipynb #67ccb7b1
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model
 
 def adapt_request(kw:dict)->dict:

@@ -9,7 +9,7 @@ __all__ = ['stream_with_complete', 'astream_with_complete', 'delta_text', 'mk_st
            'trunc_param', 'mk_tr_details', 'StreamFormatter', 'AsyncStreamFormatter', 'TerminalStream', 'print_stream',
            'aprint_stream', 'display_stream', 'adisplay_stream']
 
-# %% ../nbs/05_stream.ipynb #1897ec48
+# %% ../nbs/05_stream.ipynb #b6e9ad58
 import html, json, re, time
 from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream, stream_chunk_builder
@@ -18,7 +18,7 @@ from .messages import contents, tool_dtls_tag
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id
 from .usage import quiet_litellm, UsageStats
 
-# %% ../nbs/05_stream.ipynb #ebf073a5
+# %% ../nbs/05_stream.ipynb #dd30988f
 def _text_only(c):
     "The text of chunk `c` if text is all it carries (no role, tool calls, reasoning, usage, finish...), else None"
     if len(ch := c.choices)!=1 or c.__dict__.get('provider_specific_fields') is not None: return None
@@ -71,7 +71,7 @@ async def astream_with_complete(agen, postproc=noop):
         yield chunk
     yield _build(chunks)
 
-# %% ../nbs/05_stream.ipynb #793786a6
+# %% ../nbs/05_stream.ipynb #4996d824
 def delta_text(msg):
     "Extract printable content from streaming delta, return None if nothing to print"
     c = msg.choices[0]
@@ -89,7 +89,7 @@ def mk_stream_chunk(**kwargs):
     "A `ModelResponseStream` chunk whose delta has `kwargs`"
     return ModelResponseStream([StreamingChoices(delta=Delta(**kwargs))])
 
-# %% ../nbs/05_stream.ipynb #43f69bbf
+# %% ../nbs/05_stream.ipynb #0cbba448
 def cite_footnote(msg):
     "Add a markdown link for the citation carried by stream chunk `msg` (if any)"
     try: delta = msg.choices[0].delta
@@ -103,7 +103,7 @@ def cite_footnotes(stream_list):
     "Add markdown footnote citations to stream deltas"
     for msg in stream_list: cite_footnote(msg)
 
-# %% ../nbs/05_stream.ipynb #6f389451
+# %% ../nbs/05_stream.ipynb #fe207888
 def _safe_cut(s, i):
     "Index `i`, moved back so a surrogate pair is not split"
     return i-1 if 0<i<=len(s) and '\ud800'<=s[i-1]<='\udbff' else i
@@ -116,7 +116,7 @@ def _trunc_str(s, mx=2000, skip=0):
     a, b = _safe_cut(s, skip), _safe_cut(s, max(mx-skip, skip))
     return f"<TRUNCATED>{'…' if skip else ''}{s[a:b]}…</TRUNCATED>"
 
-# %% ../nbs/05_stream.ipynb #e6a7d381
+# %% ../nbs/05_stream.ipynb #942e00b7
 def trunc_param(v, mx:int=40):
     "Truncate and escape param value for display"
     s = re.sub(r'\s*\n\s*', '', str(v))
@@ -137,7 +137,7 @@ def _fmt_call(tc, args=None):
     "`name(k=v, …)` with each value's short repr: strings quoted, numbers as they are"
     return f"{_tc_name(tc)}({', '.join(f'{k}={_short_repr(v)}' for k,v in (_args_dict(tc) if args is None else args).items())})"
 
-# %% ../nbs/05_stream.ipynb #89c5e277
+# %% ../nbs/05_stream.ipynb #ec5cb6a6
 def _trunc_obj(o, mx):
     if isinstance(o, str): return _trunc_str(o, mx=mx)
     if isinstance(o, list): return [_trunc_obj(x, mx) for x in o]
@@ -153,7 +153,7 @@ def mk_tr_details(tr, tc, mx:int=2000):
     summ = html.escape(f"{_fmt_call(tc, args)}→") + trunc_param(c)
     return f"\n\n{tool_dtls_tag}\n<summary><code>{summ}</code></summary>\n\n```json\n{json.dumps(res, indent=2)}\n```\n\n</details>\n\n"
 
-# %% ../nbs/05_stream.ipynb #e5ac4a25
+# %% ../nbs/05_stream.ipynb #5c62841f
 class StreamFormatter:
     def __init__(self, mx:int=2000, debug:bool=False, showthink:bool=False):
         "Format a stream of chunks, responses and tool results as markdown; `outp` accumulates it all"
@@ -209,7 +209,7 @@ class StreamFormatter:
         for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #e34f495a
+# %% ../nbs/05_stream.ipynb #5048ed89
 class AsyncStreamFormatter(StreamFormatter):
     "`StreamFormatter` for async streams"
     async def format_stream(self, rs):
@@ -217,13 +217,13 @@ class AsyncStreamFormatter(StreamFormatter):
         async for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #c0e589e6
+# %% ../nbs/05_stream.ipynb #e9986487
 @patch
 def _usage_md(self:ModelResponse):
     "The usage line of the details: the compact `UsageStats` form"
     return None if getattr(self, 'usage', None) is None else f"`{UsageStats.from_response(self)!r}`"
 
-# %% ../nbs/05_stream.ipynb #6eb73dea
+# %% ../nbs/05_stream.ipynb #6fca6179
 def _ipy_display():
     try: from IPython.display import display, Markdown
     except ImportError: raise ImportError("display_stream needs IPython to show markdown: `pip install ipython`, "
@@ -265,7 +265,7 @@ async def _amd_stream(fmt, rs):
     finally: live.flush()
     return fmt
 
-# %% ../nbs/05_stream.ipynb #ba26c16e
+# %% ../nbs/05_stream.ipynb #5825177c
 def _one_line(s, mx=80):
     "`s` on one line, shortened to `mx` chars"
     s = re.sub(r'\s+', ' ', str(s)).strip()
@@ -315,7 +315,9 @@ class _RichTerm:
         return len(lines)
     def width(self): return self.con.width if self.con.is_terminal else 10_000
     def close(self):
-        if self.live is not None: self.live.stop(); self.live = None
+        if self.live is None: return
+        self.live.stop(); self.live = None
+        if not self.con.is_terminal: self.con.line()  # on a terminal `stop` ends the block's last line itself
 
 _rich_styles = dict(dim='dim', tool='cyan', done='green', pending='yellow')
 
@@ -323,7 +325,7 @@ def _has_rich():
     try: import rich.live, rich.console; return True
     except ImportError: return False
 
-# %% ../nbs/05_stream.ipynb #e258a828
+# %% ../nbs/05_stream.ipynb #f190db5f
 class TerminalStream:
     "Render the items of a response stream for a terminal: text, compact thinking, one line per tool call"
     def __init__(self, file=None, # Where to write (default: `sys.stdout`)
@@ -399,7 +401,7 @@ class TerminalStream:
         self.out.close()
         if not self.col0: self._put('\n')
 
-# %% ../nbs/05_stream.ipynb #6bb52dd6
+# %% ../nbs/05_stream.ipynb #0f591e30
 def print_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False,
                  file=None, # Where to write (default: `sys.stdout`)
                  use_rich:bool|None=None): # Use `rich` (None: when installed)
@@ -418,7 +420,7 @@ async def aprint_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False,
     finally: term.close()
     return fmt
 
-# %% ../nbs/05_stream.ipynb #01f34747
+# %% ../nbs/05_stream.ipynb #9a58c614
 def display_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False):
     "Use IPython.display to markdown display the response stream."
     if not _in_notebook(): return print_stream(rs, mx=mx, debug=debug, showthink=showthink)
