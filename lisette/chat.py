@@ -22,7 +22,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _has_cache, _ckpt_targets, _role
 from .tools import *
-from .tools import _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, _tc_name, _lite_call_func
+from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, _tc_name, _lite_call_func
 from .usage import UsageStats, quiet_litellm
 from .stream import *
 from .stream import _trunc_str
@@ -166,7 +166,7 @@ class Chat:
     @property
     def tools(self): return self._tools
     @tools.setter
-    def tools(self, v): self._tools = listify(v); self.tool_schemas = [lite_mk_func(t) for t in self._tools] or None
+    def tools(self, v): self._tools = listify(v); self.tool_schemas = _tool_schemas(self._tools)
 
     def print_hist(self):
         "Print each message on a different line"
@@ -230,7 +230,7 @@ def _request(self:Chat, msgs, temp, think, search, stream, tool_choice, max_toke
 def _tools_for(self:Chat, tools):
     if tools is None: return self.tool_schemas, self.ns
     tools = listify(tools)
-    return [lite_mk_func(t) for t in tools] or None, {**self.ns, **mk_ns([t for t in tools if callable(t)])}
+    return _tool_schemas(tools), {**self.ns, **mk_ns([t for t in tools if callable(t)])}
 
 @patch
 def _after_response(self:Chat, r, prefill):
