@@ -7,7 +7,7 @@ Docs: https://lisette-dev.github.io/lisette/mcp.html.md"""
 # %% auto #0
 __all__ = ['mcp_result', 'MCPTool', 'MCPTools', 'mcp_tools']
 
-# %% ../nbs/11_mcp.ipynb #22487bd6
+# %% ../nbs/11_mcp.ipynb #e96d57a6
 import asyncio, json, os, shlex, subprocess, sys, threading
 from contextlib import AsyncExitStack
 from concurrent.futures import Future
@@ -20,7 +20,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from .tools import ToolResponse
 
-# %% ../nbs/11_mcp.ipynb #902eef3e
+# %% ../nbs/11_mcp.ipynb #ac1d0674
 def _img(mime, b64): return {'type': 'image_url', 'image_url': {'url': f"data:{mime};base64,{b64}"}}
 
 def _part(c):
@@ -40,13 +40,13 @@ def mcp_result(r):
     "The tool result for MCP `CallToolResult` `r`: a string, or a `ToolResponse` when it holds an image"
     parts = [_part(c) for c in r.content or []]
     if not parts and r.structured_content is not None: parts = [{'type': 'text', 'text': json.dumps(r.structured_content)}]
-    if r.is_error:
+    if r.is_error and not (parts and parts[0]['type']=='text' and parts[0]['text'].lower().startswith('error')):
         if parts and parts[0]['type']=='text': parts[0] = {'type': 'text', 'text': 'Error: ' + parts[0]['text']}
         else: parts.insert(0, {'type': 'text', 'text': 'Error:'})
     if all(p['type']=='text' for p in parts): return '\n'.join(p['text'] for p in parts)
     return ToolResponse(parts)
 
-# %% ../nbs/11_mcp.ipynb #cf178f7d
+# %% ../nbs/11_mcp.ipynb #8e41c938
 class _Loop:
     "An event loop running in a daemon thread"
     def __init__(self, name):
@@ -59,7 +59,7 @@ class _Loop:
         self.thread.join(10)
         if not self.thread.is_alive(): self.loop.close()
 
-# %% ../nbs/11_mcp.ipynb #d530e9d0
+# %% ../nbs/11_mcp.ipynb #51eddbc9
 class MCPTool:
     "A tool of an MCP server: its schema goes to the model unchanged, a call runs on the server"
     def __init__(self, conn, tool):
@@ -74,7 +74,7 @@ class MCPTool:
     async def acall(self, /, **kwargs): return await self.conn.acall(self.name, kwargs)
     def __repr__(self): return f"MCPTool({self.name!r}, server={self.conn.label!r})"
 
-# %% ../nbs/11_mcp.ipynb #90b5a57f
+# %% ../nbs/11_mcp.ipynb #1950df4a
 def _leaf(e):
     "The first real exception inside (nested) exception groups"
     while isinstance(e, BaseExceptionGroup) and e.exceptions: e = e.exceptions[0]
@@ -111,7 +111,7 @@ class MCPTools:
 
     def __repr__(self): return f"MCPTools({self.label!r}, {'open' if self._client else 'closed'}, tools={[t.name for t in self.tools]})"
 
-# %% ../nbs/11_mcp.ipynb #46f56dce
+# %% ../nbs/11_mcp.ipynb #7f3d6829
 @patch
 async def _transport(self:MCPTools, stack):
     if not self.is_http:
@@ -141,7 +141,7 @@ async def _serve(self:MCPTools, ready):
         if not isinstance(e, Exception): raise
     finally: self._client = None
 
-# %% ../nbs/11_mcp.ipynb #36664b34
+# %% ../nbs/11_mcp.ipynb #84e2c96c
 @patch
 def open(self:MCPTools):
     "Connect to the server and return its tools (a list of `MCPTool`)"
@@ -176,7 +176,7 @@ async def __aenter__(self:MCPTools): return await asyncio.to_thread(self.open)
 @patch
 async def __aexit__(self:MCPTools, *exc): await asyncio.to_thread(self.close)
 
-# %% ../nbs/11_mcp.ipynb #59201061
+# %% ../nbs/11_mcp.ipynb #c3bf7071
 @patch
 async def _call(self:MCPTools, name, args):
     "Call tool `name` (on the session's loop); failures become error text for the model"
@@ -207,7 +207,7 @@ async def acall(self:MCPTools, name, args:dict):
     if (lp := self._loop) is None: return f"Error: MCP server `{self.label}` is closed; tool `{name}` was not run."
     return await asyncio.wrap_future(lp.submit(self._call(name, args)))
 
-# %% ../nbs/11_mcp.ipynb #0c897d36
+# %% ../nbs/11_mcp.ipynb #2c1642bd
 @delegates(MCPTools)
 def mcp_tools(server, **kwargs):
     "Connect to MCP `server` (a stdio command list or an http(s):// URL): `with mcp_tools(...) as tools:` gives its tools"

@@ -70,7 +70,7 @@ def test_text_image_and_error_results(proto):
     assert r_add == '42'
     assert [p['type'] for p in r_pic] == ['text', 'image_url'] and r_pic[0]['text'] == 'a dot'
     assert r_pic[1]['image_url']['url'].startswith('data:image/png;base64,iVBORw0KGgo')
-    assert r_fail.startswith('Error: ') and 'failed on purpose: testing' in r_fail
+    assert r_fail == 'Error executing tool fail: failed on purpose: testing'  # isError: the server's text (it says it is an error)
     # the provider received the image as an image, not as text
     body = json.dumps(fp.last['messages'])
     assert 'iVBORw0KGgo' in body and "data:image/png;base64,iVBORw0KGgo" not in json.dumps(fp.last['messages'][0])
