@@ -10,7 +10,7 @@ __all__ = ['mcp_result', 'MCPTool', 'MCPTools', 'mcp_tools']
 # %% ../nbs/11_mcp.ipynb #e96d57a6
 import asyncio, json, os, shlex, subprocess, sys, threading
 from contextlib import AsyncExitStack
-from concurrent.futures import Future
+from concurrent.futures import Future, CancelledError as FutCancelled, TimeoutError as FutTimeout
 from fastcore.utils import *
 from fastcore.meta import delegates
 from mcp.client import Client
@@ -54,7 +54,14 @@ class _Loop:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True, name=name)
         self.thread.start()
     def submit(self, coro): return asyncio.run_coroutine_threadsafe(coro, self.loop)
+    async def _cancel_all(self):
+        ts = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for t in ts: t.cancel()
+        await asyncio.gather(*ts, return_exceptions=True)
     def stop(self):
+        "Cancel what still runs (so no caller waits for it), then stop"
+        try: self.submit(self._cancel_all()).result(10)
+        except Exception: pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
         if not self.thread.is_alive(): self.loop.close()
@@ -77,7 +84,7 @@ class MCPTool:
 # %% ../nbs/11_mcp.ipynb #1950df4a
 def _leaf(e):
     "The first real exception inside (nested) exception groups"
-    while isinstance(e, BaseExceptionGroup) and e.exceptions: e = e.exceptions[0]
+    while getattr(e, 'exceptions', None): e = e.exceptions[0]
     return e
 
 def _errlog():
@@ -107,7 +114,7 @@ class MCPTools:
         elif env or cwd: raise ValueError("`env` and `cwd` are for stdio MCP servers; an http(s) server takes `headers`")
         store_attr('server,env,cwd,headers,timeout,connect_timeout')
         self.label = name or (server if self.is_http else shlex.join([os.path.basename(server[0]), *server[1:]]))
-        self.tools, self._client, self._loop, self._gone = [], None, None, None
+        self.tools, self._client, self._loop, self._gone, self._closing = [], None, None, None, False
 
     def __repr__(self): return f"MCPTools({self.label!r}, {'open' if self._client else 'closed'}, tools={[t.name for t in self.tools]})"
 
@@ -146,12 +153,13 @@ async def _serve(self:MCPTools, ready):
 def open(self:MCPTools):
     "Connect to the server and return its tools (a list of `MCPTool`)"
     if self._loop: raise RuntimeError(f"MCP server `{self.label}` is already open")
-    self._loop, ready, self._gone = _Loop(f"lisette-mcp {self.label}"), Future(), None
+    self._loop, ready, self._gone, self._closing = _Loop(f"lisette-mcp {self.label}"), Future(), None, False
     self._owner = self._loop.submit(self._serve(ready))
     try: tools = ready.result(self.connect_timeout)
     except BaseException as e:
+        self._owner.cancel()
         self.close()
-        if isinstance(e, TimeoutError):
+        if isinstance(e, (TimeoutError, FutTimeout)):
             raise TimeoutError(f"MCP server `{self.label}` did not connect within {self.connect_timeout:g} s (connect_timeout)") from None
         raise ConnectionError(f"Could not connect to MCP server `{self.label}`: {type(e).__name__}: {e}") from e
     self.tools = [MCPTool(self, t) for t in tools]
@@ -161,6 +169,7 @@ def open(self:MCPTools):
 def close(self:MCPTools):
     "End the session (and stop a stdio server's process)"
     if not (lp := self._loop): return
+    self._closing = True
     try:
         if hasattr(self, '_stop'): lp.loop.call_soon_threadsafe(self._stop.set)
         try: self._owner.result(15)
@@ -185,12 +194,19 @@ async def _call(self:MCPTools, name, args):
         why = f" ({self._gone})" if self._gone else ''
         return f"Error: MCP server `{self.label}` is not connected{why}; tool `{name}` was not run."
     try: return mcp_result(await asyncio.wait_for(c.call_tool(name, args), self.timeout))
-    except TimeoutError: return f"Error: MCP tool `{name}` (server `{self.label}`) did not answer within {self.timeout:g} s, so the call was cancelled."
+    except asyncio.CancelledError:
+        if self._closing: return self._closed_during(name)
+        raise
+    except asyncio.TimeoutError: return f"Error: MCP tool `{name}` (server `{self.label}`) did not answer within {self.timeout:g} s, so the call was cancelled."
     except MCPError as e:
         if e.message!='Connection closed': return f"Error: MCP server `{self.label}` refused the call of `{name}`: {e.message} (code {e.code})"
+        if self._closing: return self._closed_during(name)
         self._gone = 'it closed the connection: did it exit or crash?'
         return f"Error: MCP server `{self.label}` closed the connection during `{name}` (did it exit or crash?); the call has no result."
     except Exception as e: return f"Error: calling MCP tool `{name}` (server `{self.label}`) failed: {type(e).__name__}: {e}"
+
+@patch
+def _closed_during(self:MCPTools, name): return f"Error: the connection to MCP server `{self.label}` was closed while `{name}` ran; the call has no result."
 
 @patch
 def call(self:MCPTools, name, args:dict):
@@ -199,7 +215,8 @@ def call(self:MCPTools, name, args:dict):
     if threading.current_thread() is lp.thread: raise RuntimeError("An MCP tool called synchronously from its own session's loop would deadlock: use `await tool.acall(...)`")
     try: fut = lp.submit(self._call(name, args))
     except RuntimeError: return f"Error: MCP server `{self.label}` is closed; tool `{name}` was not run."
-    return fut.result(self.timeout + 30)  # `_call` times out first; this only guards against a stuck loop
+    try: return fut.result(self.timeout + 30)  # `_call` times out first: this only guards against a stuck loop
+    except (FutCancelled, FutTimeout): return self._closed_during(name)
 
 @patch
 async def acall(self:MCPTools, name, args:dict):

@@ -207,3 +207,30 @@ def test_bad_servers():
     # a process that is no MCP server (exits at once)
     with pytest.raises((ConnectionError, TimeoutError), match=r"MCP server `python\S* -c pass`"):
         with mcp_tools([sys.executable, '-c', 'pass'], connect_timeout=20): pass
+
+def wait_file(p, secs=60):
+    end = time.monotonic()+secs
+    while not (p.exists() and p.read_text()):
+        if time.monotonic()>end: pytest.fail(f"{p} never appeared")
+        time.sleep(0.02)
+
+def test_close_during_call(tmp_path):
+    "Closing the connection while another thread waits for a call: that call gets an error result at once, not after `timeout`"
+    marker, res = tmp_path/'pid', []
+    conn = mcp_tools(STDIO, timeout=600)
+    block = {t.name: t for t in conn.open()}['block']
+    th = threading.Thread(target=lambda: res.append(block(marker=str(marker))))
+    th.start()
+    wait_file(marker)
+    conn.close()
+    th.join(60)
+    assert not th.is_alive() and 'was closed while `block` ran' in res[0], res
+
+def test_acall_cancelled_by_caller(tmp_path):
+    "A caller's timeout cancels its call (the cancellation reaches the caller as such) and the session stays usable"
+    with mcp_tools(STDIO, timeout=600) as tools:
+        t = {o.name: o for o in tools}
+        async def go():
+            with pytest.raises(asyncio.TimeoutError): await asyncio.wait_for(t['block'].acall(marker=str(tmp_path/'pid')), 1)
+            return await t['add'].acall(a=1, b=2)
+        assert asyncio.run(go()) == '3'
