@@ -7,14 +7,15 @@ Docs: https://lisette-dev.github.io/lisette/core.html.md"""
 # %% auto #0
 __all__ = []
 
-# %% ../nbs/08_core.ipynb #8151894b
+# %% ../nbs/08_core.ipynb #f989d941
 from .messages import *
 from .tools import *
 from .usage import *
 from .providers import *
 from .stream import *
-from .chat import *
 from .history import *
+from .context import *
+from .chat import *
 from .interop import *
 from .messages import _add_cache_control, _has_cache, _bytes2content, _mk_content
 from .tools import _lite_call_func, _alite_call_func, _mk_tool_result, _prep_tool_res, _resolve_tool_refs, _try_eval, _filter_srvtools

@@ -9,7 +9,7 @@ __all__ = ['media_kinds', 'tool_dtls_tag', 're_tools', 'token_dtls_tag', 're_tok
            'random_tool_id', 'contents', 'stop_reason', 'sniff_mime', 'remove_cache_ckpts', 'mk_msg', 'split_tools',
            'fmt2hist', 'MessageFormatError', 'check_msg', 'mk_msgs']
 
-# %% ../nbs/01_messages.ipynb #2489ed34
+# %% ../nbs/01_messages.ipynb #6e8b052a
 import base64, json, random, re, string
 from fastcore.utils import *
 from fastcore.funccall import detect_mime
@@ -17,7 +17,7 @@ from litellm import ModelResponse, ModelResponseStream, Message
 from pydantic import BaseModel
 from litellm.types.utils import ModelResponseBase, ChatCompletionMessageToolCall, Function
 
-# %% ../nbs/01_messages.ipynb #3dc96e15
+# %% ../nbs/01_messages.ipynb #92d4e8c4
 _fixed_id, _fixed_created = 'chatcmpl-xxx', 1000000000
 
 def _fixed_setattr(self, name, value):
@@ -36,12 +36,12 @@ def patch_litellm(seed:int=0):
         ModelResponseBase.__setattr__ = _fixed_setattr
     if seed is not None: random.seed(seed)
 
-# %% ../nbs/01_messages.ipynb #b7570f1a
+# %% ../nbs/01_messages.ipynb #a1fe96d7
 def random_tool_id():
     "Generate a random tool ID with 'toolu_' prefix"
     return 'toolu_' + ''.join(random.choices(string.ascii_letters+string.digits, k=25))
 
-# %% ../nbs/01_messages.ipynb #07bc26ec
+# %% ../nbs/01_messages.ipynb #3563ef98
 def contents(r):
     "Get message object from response `r`."
     return r.choices[0].message
@@ -50,7 +50,7 @@ def stop_reason(r):
     "The finish reason of response `r` (e.g. 'stop', 'tool_calls', 'length', 'content_filter')"
     return r.choices[0].finish_reason
 
-# %% ../nbs/01_messages.ipynb #b47c9fc8
+# %% ../nbs/01_messages.ipynb #ac344f7d
 def _tc_line(tc): return f"🔧 {nested_idx(tc,'function','name')}({nested_idx(tc,'function','arguments')})"
 
 def _img_md(img):
@@ -70,7 +70,7 @@ def _repr_markdown_(self:ModelResponse):
     dets = '\n'.join(dets)
     return f"{res}\n\n<details>\n\n{dets}\n\n</details>"
 
-# %% ../nbs/01_messages.ipynb #cc261c59
+# %% ../nbs/01_messages.ipynb #6f628e16
 media_kinds = {  # MIME type -> kind, for the bytes `mk_msg` accepts
     'image/jpeg': 'image', 'image/png': 'image', 'image/gif': 'image', 'image/webp': 'image',
     'application/pdf': 'pdf',
@@ -116,16 +116,20 @@ def _bytes2content(data):
     if media_kinds[mtype]=='image': return {'type': 'image_url', 'image_url': _data_url(data, mtype)}
     return {'type': 'file', 'file': {'file_data': _data_url(data, mtype)}}
 
+def _nonblank(s):
+    "`s`, or '.' when it is empty or white space: providers (OpenAI aside) reject blank text, so lisette never sends it"
+    return s if s and not s.isspace() else '.'
+
 def _mk_content(o):
-    if isinstance(o, str): return {'type': 'text', 'text': o.strip() and o or '.'}
+    if isinstance(o, str): return {'type': 'text', 'text': _nonblank(o)}
     if isinstance(o, (bytes, bytearray, memoryview)): return _bytes2content(bytes(o))
     if isinstance(o, Path): return _mk_content(o.read_bytes())
     if isinstance(o, dict):
-        if o.get('type')=='text' and isinstance(o.get('text'), str) and not o['text'].strip(): return {**o, 'text': '.'}
+        if o.get('type')=='text' and isinstance(o.get('text'), str) and _nonblank(o['text'])!=o['text']: return {**o, 'text': '.'}
         return o
     raise TypeError(f"Cannot make a message part from {type(o).__name__}: use str, bytes, or a content-part dict.")
 
-# %% ../nbs/01_messages.ipynb #4360d31b
+# %% ../nbs/01_messages.ipynb #35c7122c
 def _cc(ttl=None):
     if ttl is None: return {'type': 'ephemeral'}
     if ttl not in ('5m', '1h'): raise ValueError(f"Cache ttl must be '5m' or '1h' (Anthropic's two lifetimes), not {ttl!r}")
@@ -179,7 +183,7 @@ def remove_cache_ckpts(msg):
             if isinstance(o, dict): o.pop('cache_control', None)
     return msg
 
-# %% ../nbs/01_messages.ipynb #97fe42e0
+# %% ../nbs/01_messages.ipynb #86374e8b
 def mk_msg(
     content, # Content: str, bytes (image), list of mixed content, or dict w 'role' and 'content' fields
     role:str='user', # Message role if content isn't already a dict/Message
@@ -198,7 +202,7 @@ def mk_msg(
     msg = {'role': role, 'content': c}
     return _add_cache_control(msg, ttl) if cache else msg
 
-# %% ../nbs/01_messages.ipynb #2a6c055f
+# %% ../nbs/01_messages.ipynb #c802a321
 tool_dtls_tag = "<details class='tool-usage-details' markdown='1'>"
 re_tools = re.compile(fr"^({tool_dtls_tag}\n*(<summary>.*?</summary>\n*)?```json\n+(.*?)\n+```\n+</details>)",
                       flags=re.DOTALL|re.MULTILINE)
@@ -206,7 +210,7 @@ token_dtls_tag = "<details class='token-usage-details' markdown='1'>"
 re_token = re.compile(fr"^{token_dtls_tag}.*?</details>\n*", flags=re.DOTALL|re.MULTILINE)
 _re_pending = re.compile(r"^\s*- ⏳ <code>.*?</code> ⏳\s*$", flags=re.MULTILINE)
 
-# %% ../nbs/01_messages.ipynb #22c3b93d
+# %% ../nbs/01_messages.ipynb #9be03aff
 def split_tools(s):
     "Split formatted output into (text, summary, tooljson) chunks"
     parts = re_tools.split(re_token.sub('', s))
@@ -239,7 +243,7 @@ def _tr_from_block(d):
     return {'role': 'tool', 'tool_call_id': d['id'], 'name': d['call']['function'],
             'content': res if isinstance(res, (str, list)) else json.dumps(res)}
 
-# %% ../nbs/01_messages.ipynb #83fa8bcc
+# %% ../nbs/01_messages.ipynb #7ab63f35
 def fmt2hist(outp:str)->list:
     "Transform a formatted output into a LiteLLM compatible history"
     hist, pending, cur = [], 0, None
@@ -248,7 +252,7 @@ def fmt2hist(outp:str)->list:
         npend = len(_re_pending.findall(txt))
         txt = _re_pending.sub('', txt).strip()
         if js is None:
-            hist.append(Message(content=txt or '.', role='assistant', tool_calls=None, function_call=None))
+            hist.append(Message(content=_nonblank(txt), role='assistant', tool_calls=None, function_call=None))
             break
         d = _parse_tool_block(js)
         if npend: pending = npend
@@ -269,7 +273,7 @@ def _group_results(hist):
         for tc in (m.tool_calls or []): res.append(first(o for o in hist if isinstance(o, dict) and o.get('tool_call_id')==tc.id))
     return res
 
-# %% ../nbs/01_messages.ipynb #ab9aa710
+# %% ../nbs/01_messages.ipynb #37d59611
 class MessageFormatError(ValueError):
     "A message in the wrong shape; `index` and `field` say where"
     def __init__(self, msg, index=None, field=None): super().__init__(msg); self.index, self.field = index, field
@@ -305,7 +309,7 @@ def check_msg(m, i=None, need_ids=True):
         raise MessageFormatError(f"message {i}: {f!r} {problem}" if i is not None else f"message: {f!r} {problem}", i, f)
     return m
 
-# %% ../nbs/01_messages.ipynb #e6be4d81
+# %% ../nbs/01_messages.ipynb #6c98acd1
 max_cache_ckpts = 4
 
 def _ckpt_targets(msgs, cache_idxs, mx=max_cache_ckpts):

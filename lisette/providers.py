@@ -7,9 +7,10 @@ Docs: https://lisette-dev.github.io/lisette/providers.html.md"""
 # %% auto #0
 __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt54m', 'codex55', 'codex53spark', 'kimi',
            'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info', 'supported_params',
-           'has_search', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'adapt_request']
+           'has_search', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'supports_cache_ckpts',
+           'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream', 'adapt_request']
 
-# %% ../nbs/04_providers.ipynb #e0638cc9
+# %% ../nbs/04_providers.ipynb #a99735df
 import base64, functools, json, os, time
 from pathlib import Path
 import litellm
@@ -17,7 +18,7 @@ from fastcore.utils import *
 from .usage import quiet_litellm
 from .messages import _get
 
-# %% ../nbs/04_providers.ipynb #fc3f71d2
+# %% ../nbs/04_providers.ipynb #3553a273
 haik45 = 'claude-haiku-4-5'
 sonn45 = 'claude-sonnet-4-5'
 sonn46 = sonn = 'claude-sonnet-4-6'
@@ -29,7 +30,7 @@ kimi = 'fireworks_ai/accounts/fireworks/models/kimi-k2p6'
 qwen3p6p = 'fireworks_ai/accounts/fireworks/models/qwen3p6-plus'
 dsf, dsp = 'deepseek/deepseek-v4-flash', 'deepseek/deepseek-v4-pro'
 
-# %% ../nbs/04_providers.ipynb #221f479b
+# %% ../nbs/04_providers.ipynb #28573598
 registered_models = {
     qwen3p6p: dict(litellm_provider='fireworks_ai', mode='chat', max_input_tokens=1_000_000, max_output_tokens=65_536,
                    max_tokens=65_536, input_cost_per_token=0.5e-6, output_cost_per_token=3e-6,  # prices unverified
@@ -52,14 +53,14 @@ def _register():
     finally: litellm.verbose_logger.setLevel(old)
     return list(new)
 
-_registered_now = _register()
+_register()
 
-# %% ../nbs/04_providers.ipynb #4a7adf8c
+# %% ../nbs/04_providers.ipynb #608d1c47
 _search_caps = dict(supports_web_search=True)
 capability_fixes = {gpt54: _search_caps, 'openai/'+gpt54: _search_caps, gpt54m: _search_caps, 'openai/'+gpt54m: _search_caps,
                 codex55: _search_caps, codex53spark: _search_caps}
 
-# %% ../nbs/04_providers.ipynb #6e90642a
+# %% ../nbs/04_providers.ipynb #d625ad55
 def _per_model(f):
     "Cache `f(m)` per model; a change to litellm's model map (e.g. `register_model`) starts afresh. Callers must not mutate results."
     cache = {}
@@ -91,7 +92,7 @@ def has_search(m):
     i = model_info(m)
     return bool(i.get('supports_web_search') or i.get('search_context_cost_per_query'))
 
-# %% ../nbs/04_providers.ipynb #e6e1ca43
+# %% ../nbs/04_providers.ipynb #16925970
 def _is_gpt5(m): return m.split('/')[-1].startswith('gpt-5') and m.split('/')[0] in ('openai', 'chatgpt', m)
 
 def _allow_search(kw):
@@ -99,7 +100,7 @@ def _allow_search(kw):
     if 'web_search_options' not in kw or not _is_gpt5(m) or 'web_search_options' in supported_params(m): return kw
     return kw | dict(allowed_openai_params=[*(kw.get('allowed_openai_params') or []), 'web_search_options'])
 
-# %% ../nbs/04_providers.ipynb #8114f518
+# %% ../nbs/04_providers.ipynb #83851bd6
 def _ds_fills_itself():
     "Does the installed litellm add `reasoning_content` to DeepSeek assistant messages when thinking is on by default?"
     from litellm.llms.deepseek.chat.transformation import DeepSeekChatConfig
@@ -122,7 +123,7 @@ def _deepseek_reasoning(kw):
     if _ds_fills_itself(): return kw
     return kw | dict(messages=[_with_reasoning(o) if _get(o, 'role')=='assistant' and not _get(o, 'reasoning_content') else o for o in msgs])
 
-# %% ../nbs/04_providers.ipynb #bdb4cc3b
+# %% ../nbs/04_providers.ipynb #0942ba4e
 from functools import cache
 
 _temp_checked = {}
@@ -143,7 +144,7 @@ def _no_sampling(kw):
     if kw.get('temperature', 1)==1 or not _rejects_temperature(kw['model'], kw.get('reasoning_effort')): return kw
     return {k:v for k,v in kw.items() if k!='temperature'}
 
-# %% ../nbs/04_providers.ipynb #234a4a4a
+# %% ../nbs/04_providers.ipynb #8f16ef22
 @cache
 def _gemini_drops_search():
     "Does the installed litellm drop Google Search from a Gemini request that also has function tools?"
@@ -164,7 +165,7 @@ def _gemini_search_tools(kw):
     if 'gemini-3' not in m or not kw.get('tools') or 'web_search_options' not in kw or 'include_server_side_tool_invocations' in kw: return kw
     return kw | dict(include_server_side_tool_invocations=True) if _gemini_drops_search() else kw
 
-# %% ../nbs/04_providers.ipynb #5663cd3e
+# %% ../nbs/04_providers.ipynb #52c80f0f
 class CodexAuthError(Exception): "No usable ChatGPT/Codex subscription token"
 
 def _jwt_claims(tok):
@@ -193,7 +194,7 @@ def codex_auth()->dict:
         raise CodexAuthError(f"The ChatGPT token from {src} expired; run any `codex` command to refresh it, or `codex login`.")
     return dict(access_token=tok, account_id=acct or nested_idx(c, 'https://api.openai.com/auth', 'chatgpt_account_id'))
 
-# %% ../nbs/04_providers.ipynb #bdbc8277
+# %% ../nbs/04_providers.ipynb #a3dc5c52
 def _use_codex_auth():
     "Make litellm's ChatGPT provider take its token from `codex_auth` (never an interactive login)"
     from litellm.llms.chatgpt.authenticator import Authenticator
@@ -211,7 +212,7 @@ def _codex(kw):
     if kw['model'].startswith('chatgpt/'): _use_codex_auth()
     return kw
 
-# %% ../nbs/04_providers.ipynb #7e3c1011
+# %% ../nbs/04_providers.ipynb #5348c0ee
 def _litellm_keeps_pause():
     "Does the installed litellm report `pause_turn` itself? (then no wrapper is needed)"
     from litellm.litellm_core_utils.core_helpers import _FINISH_REASON_MAP
@@ -250,7 +251,37 @@ def paused(r):
     msg = nested_idx(r, 'choices', 0, 'message')
     return (getattr(msg, 'provider_specific_fields', None) or {}).get('stop_reason')=='pause_turn'
 
-# %% ../nbs/04_providers.ipynb #1f210384
+# %% ../nbs/04_providers.ipynb #3d79507a
+def supports_cache_ckpts(m:str)->bool:
+    "Does model `m` take Anthropic-style `cache_control` checkpoints (Claude, direct or through Bedrock and Vertex)?"
+    return 'claude' in m.lower() or m.startswith(('anthropic/', 'bedrock/', 'vertex_ai/'))
+
+def missing_keys(kw:dict)->list:
+    "Environment variables the model of request `kw` needs but that are unset (none when `api_key` is given)"
+    if kw.get('api_key'): return []
+    try:
+        with quiet_litellm(): return litellm.validate_environment(model=kw['model']).get('missing_keys') or []
+    except Exception: return []
+
+def without_sdk_retries(kw:dict)->dict:
+    "Request `kw` with the SDK's own retries off, so that the caller's retry policy is the only one"
+    return kw | dict(max_retries=0)
+
+def close_stream(r):
+    "Release the HTTP connection of litellm stream `r` now (a stream left to the garbage collector can deadlock httpx's pool)"
+    cs = getattr(r, 'completion_stream', None)
+    for o in (cs, getattr(cs, 'streaming_response', None)):  # OpenAI's Stream; the line iterator under Anthropic's
+        if callable(getattr(o, 'close', None)):
+            try: o.close()
+            except Exception: pass
+
+async def aclose_stream(r):
+    "Release the HTTP connection of litellm async stream `r` now"
+    if callable(getattr(r, 'aclose', None)):
+        try: await r.aclose()
+        except Exception: pass
+
+# %% ../nbs/04_providers.ipynb #80298168
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause]  # _codex first: the others may ask litellm about the model
 
 def adapt_request(kw:dict)->dict:
