@@ -6,9 +6,9 @@ Docs: https://lisette-dev.github.io/lisette/testing.html.md"""
 
 # %% auto #0
 __all__ = ['body_timeout', 'Reply', 'conversation', 'validate_request', 'Recorded', 'FakeProvider', 'scripted_model',
-           'fake_provider', 'main']
+           'request_view', 'fake_provider', 'main']
 
-# %% ../nbs/00_testing.ipynb #7abbdff5
+# %% ../nbs/00_testing.ipynb #388676e5
 import json, re, socket, socketserver, sys, threading, time, itertools
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
@@ -16,7 +16,7 @@ from types import SimpleNamespace
 from urllib.parse import urlsplit
 from fastcore.utils import *
 
-# %% ../nbs/00_testing.ipynb #cc9c28b1
+# %% ../nbs/00_testing.ipynb #f414ffad
 _oa_stops = {'stop': 'end_turn', 'length': 'max_tokens', 'tool_calls': 'tool_use', 'content_filter': 'refusal'}
 _an_stops = {'end_turn': 'stop', 'stop_sequence': 'stop', 'max_tokens': 'length', 'tool_use': 'tool_calls',
              'refusal': 'content_filter', 'pause_turn': 'stop'}
@@ -26,7 +26,7 @@ def _check_tc(tc):
     ok = (isinstance(tc, (tuple, list)) and 1<=len(tc)<=2 and isinstance(tc[0], str)) or (isinstance(tc, dict) and 'name' in tc)
     if not ok: raise ValueError(f"Reply: a tool call is ('name', {{args}}) or dict(name=, arguments=, id=), not {tc!r}")
 
-# %% ../nbs/00_testing.ipynb #c06be627
+# %% ../nbs/00_testing.ipynb #03663975
 @dataclass
 class Reply:
     "One scripted model answer, rendered in the protocol of the request"
@@ -54,13 +54,13 @@ class Reply:
 
 def _as_reply(o): return o if isinstance(o, Reply) else Reply(text=o)
 
-# %% ../nbs/00_testing.ipynb #291f4f6c
+# %% ../nbs/00_testing.ipynb #8d2ff4e4
 def _stops(rep):
     "(OpenAI finish_reason, Anthropic stop_reason) for `rep`"
     s = rep.stop or ('tool_use' if rep.tool_calls else 'end_turn')
     return (_an_stops[s], s) if s in _an_stops else (s, _oa_stops[s])
 
-# %% ../nbs/00_testing.ipynb #82763ba0
+# %% ../nbs/00_testing.ipynb #6e457851
 def _norm_tcs(rep, prefix, ids):
     "Tool calls of `rep` as (id, name, arguments json)"
     res = []
@@ -86,7 +86,7 @@ def _usage(rep):
                 cache_read=g('cache_read', 'cache_read_input_tokens', 'cached_tokens'),
                 reasoning=g('reasoning', 'reasoning_tokens'), searches=g('web_search_requests', d=len(rep.web_search or [])))
 
-# %% ../nbs/00_testing.ipynb #6f36a25b
+# %% ../nbs/00_testing.ipynb #7621355b
 def _oa_usage(u):
     return {'prompt_tokens': u['input'], 'completion_tokens': u['output'], 'total_tokens': u['input']+u['output'],
             'prompt_tokens_details': {'cached_tokens': u['cache_read']}, 'completion_tokens_details': {'reasoning_tokens': u['reasoning']}}
@@ -99,7 +99,7 @@ def _oa_json(rep, body, n, tcs):
     return {'id': f'chatcmpl-fake{n}', 'object': 'chat.completion', 'created': int(time.time()), 'model': rep.model or body.get('model'),
             'choices': [{'index': 0, 'message': msg, 'logprobs': None, 'finish_reason': _stops(rep)[0]}], 'usage': _oa_usage(_usage(rep))}
 
-# %% ../nbs/00_testing.ipynb #9ab40f59
+# %% ../nbs/00_testing.ipynb #8e6c5e44
 def _oa_events(rep, body, n, tcs):
     "The `data:` payloads of an OpenAI stream"
     base = {'id': f'chatcmpl-fake{n}', 'object': 'chat.completion.chunk', 'created': int(time.time()), 'model': rep.model or body.get('model')}
@@ -117,7 +117,7 @@ def _oa_sse(rep, body, n, tcs):
     "The OpenAI stream as encoded events"
     return [f"data: {json.dumps(d)}\n\n".encode() for d in _oa_events(rep, body, n, tcs)] + [b'data: [DONE]\n\n']
 
-# %% ../nbs/00_testing.ipynb #7be31cb6
+# %% ../nbs/00_testing.ipynb #e6f144f1
 def _an_usage(u, final=False):
     res = {'input_tokens': u['input'], 'output_tokens': u['output'] if final else 1,
            'cache_creation_input_tokens': u['cache_creation'], 'cache_read_input_tokens': u['cache_read']}
@@ -130,7 +130,7 @@ def _loads_obj(a):
     except json.JSONDecodeError: return {}
     return o if isinstance(o, dict) else {}
 
-# %% ../nbs/00_testing.ipynb #0b50a3e5
+# %% ../nbs/00_testing.ipynb #67382994
 def _search_blocks(s, sid):
     "server_tool_use and web_search_tool_result blocks for search `s`, and the citation of its result"
     url, title = s.get('url', ''), s.get('title', '')
@@ -156,7 +156,7 @@ def _an_json(rep, body, n, tcs, ids):
             'content': _an_blocks(rep, tcs, ids), 'stop_reason': _stops(rep)[1], 'stop_sequence': None,
             'usage': _an_usage(_usage(rep), final=True)}
 
-# %% ../nbs/00_testing.ipynb #f5a91390
+# %% ../nbs/00_testing.ipynb #f9c86502
 def _an_block_events(i, b, rep):
     "content_block_start/delta/stop events for block `b` at index `i`"
     ev = lambda t, **kw: (t, {'type': t, 'index': i, **kw})
@@ -190,7 +190,7 @@ def _an_sse(rep, body, n, tcs, ids):
     "The Anthropic stream as encoded events"
     return [f"event: {e}\ndata: {json.dumps(d)}\n\n".encode() for e,d in _an_events(rep, body, n, tcs, ids)]
 
-# %% ../nbs/00_testing.ipynb #1b756a70
+# %% ../nbs/00_testing.ipynb #e89d74d8
 import base64
 _gm_stops = {'stop': 'STOP', 'length': 'MAX_TOKENS', 'tool_calls': 'STOP', 'content_filter': 'SAFETY'}
 
@@ -248,7 +248,7 @@ def _gm_events(rep, model, n, tcs, sig=None):
 def _gm_sse(rep, model, n, tcs, sig=None):
     return [f"data: {json.dumps(d)}\r\n\r\n".encode() for d in _gm_events(rep, model, n, tcs, sig)]
 
-# %% ../nbs/00_testing.ipynb #da5a76b5
+# %% ../nbs/00_testing.ipynb #e4f425b7
 def _rs_usage(u):
     return {'input_tokens': u['input'], 'input_tokens_details': {'cached_tokens': u['cache_read']}, 'output_tokens': u['output'],
             'output_tokens_details': {'reasoning_tokens': u['reasoning']}, 'total_tokens': u['input']+u['output']}
@@ -324,7 +324,7 @@ def _rs_events(rep, body, n, tcs):
 def _rs_sse(rep, body, n, tcs):
     return [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in _rs_events(rep, body, n, tcs)]
 
-# %% ../nbs/00_testing.ipynb #c1807f17
+# %% ../nbs/00_testing.ipynb #25b3f43c
 def _text_of(c):
     "The text of message content `c` (a string or a list of blocks)"
     if isinstance(c, str): return c
@@ -405,7 +405,7 @@ def conversation(body:dict, # A request body in any of the four protocols
     "The turns of a request: dicts with role (system/user/assistant/tool), text, calls, results and raw blocks"
     return _convs[proto or _proto_of(body)](body)
 
-# %% ../nbs/00_testing.ipynb #cf72bfc0
+# %% ../nbs/00_testing.ipynb #f7efb1dd
 _roles = dict(openai={'system', 'user', 'assistant', 'tool', 'developer', 'function'}, anthropic={'user', 'assistant', 'system'},
               gemini={'user', 'assistant', 'tool', 'system'}, responses={'system', 'user', 'assistant', 'tool', 'developer'})
 _gm_dummy_sigs = {'skip_thought_signature_validator', 'context_engineering_is_the_way_to_go'}
@@ -436,7 +436,7 @@ def _check_pairs(turns, proto):
                                          'gemini': f"Please ensure that function response turn comes immediately after a function call turn (turn {i})."}.get(proto,
                                          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.")
 
-# %% ../nbs/00_testing.ipynb #273975c8
+# %% ../nbs/00_testing.ipynb #bc146bc1
 def _check_anthropic(body, turns, fp):
     "Anthropic-only rules: roles, non-empty text, cache checkpoints, thinking blocks"
     msgs = body.get('messages') or []
@@ -467,7 +467,7 @@ def _walk(o):
     yield o
     for v in (o.values() if isinstance(o, dict) else o if isinstance(o, list) else []): yield from _walk(v)
 
-# %% ../nbs/00_testing.ipynb #5bccda9a
+# %% ../nbs/00_testing.ipynb #5a874453
 def _current_turn(turns):
     "Index of the first turn of the current turn: after the last user turn with text"
     return max((i for i,t in enumerate(turns) if t['role']=='user' and t['text']), default=0)
@@ -502,7 +502,7 @@ def _b64(s):
     try: return base64.b64decode(s).decode()
     except Exception: return None
 
-# %% ../nbs/00_testing.ipynb #4442acd9
+# %% ../nbs/00_testing.ipynb #e33f9c69
 def validate_request(body:dict, # The request body
                      proto:str, # 'openai', 'anthropic', 'gemini' or 'responses'
                      fp=None, # The server (for the signatures it issued)
@@ -514,7 +514,7 @@ def validate_request(body:dict, # The request body
     if proto=='gemini' and (e := _check_gemini(body, turns, model, sigs)): return e
     return _check_pairs([t for t in turns if t['role']!='system'], proto)
 
-# %% ../nbs/00_testing.ipynb #03ba6396
+# %% ../nbs/00_testing.ipynb #152181dc
 _secret = re.compile(r'key|token|secret|authorization|cookie', re.I)
 _paths = {'/v1/chat/completions': 'openai', '/chat/completions': 'openai', '/v1/messages': 'anthropic', '/messages': 'anthropic',
           '/v1/responses': 'responses', '/responses': 'responses'}
@@ -531,13 +531,15 @@ def _route(path):
 @dataclass
 class Recorded:
     "A request the fake provider received (secret header values masked)"
-    path:str; headers:dict; body:dict
+    path:str; headers:dict; body:dict; proto:str='openai'
+    @property
+    def view(self): return request_view(self.body, self.proto)
 
 def _mask(headers):
     "Lower-cased `headers`, with the values of secret ones masked"
     return {k.lower(): '***' if _secret.search(k) else v for k,v in headers.items()}
 
-# %% ../nbs/00_testing.ipynb #1e119040
+# %% ../nbs/00_testing.ipynb #078cc793
 _an_err = {400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
            413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error'}
 _oa_err = {401: ('invalid_request_error', 'invalid_api_key'), 404: ('invalid_request_error', 'model_not_found'),
@@ -554,7 +556,7 @@ def _err_json(proto, status, msg):
     typ, code = _oa_err.get(status, ('server_error' if status>=500 else 'invalid_request_error', None))
     return {'error': {'message': msg, 'type': typ, 'param': None, 'code': code}}
 
-# %% ../nbs/00_testing.ipynb #17083695
+# %% ../nbs/00_testing.ipynb #fa54bca3
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
     def setup(self):
@@ -589,7 +591,7 @@ class _Handler(BaseHTTPRequestHandler):
         if urlsplit(self.path).path.rstrip('/')=='/health': return self._send(200, {'ok': True})
         self._send(404, {'error': {'message': f"FakeProvider: unknown path GET {self.path}; supported: {_supported}", 'type': 'not_found'}})
 
-# %% ../nbs/00_testing.ipynb #c08a232e
+# %% ../nbs/00_testing.ipynb #d35237b6
 body_timeout = 5  # seconds a client has to send the body it announced
 
 @patch
@@ -614,7 +616,7 @@ def do_POST(self:_Handler):
     key = _inputs[proto]
     if not isinstance(body.get(key), list) and not (proto=='responses' and isinstance(body.get(key), str)):
         return err(f"FakeProvider: the request has no `{key}` list; the {proto} protocol requires one")
-    n = fp._record(Recorded(path, _mask(self.headers), body))
+    n = fp._record(Recorded(path, _mask(self.headers), body, proto))
     ctx = dict(proto=proto, model=route[1] or body.get('model'), stream=route[2] if route[2] is not None else bool(body.get('stream')))
     if fp.strict and (problem := validate_request(body, proto, fp, ctx['model'])): return err(problem)
     try: rep = fp._next(body, path)
@@ -624,7 +626,7 @@ def do_POST(self:_Handler):
     try: self._reply(rep, body, ctx, fp)
     except (OSError, ValueError): self.close_connection = True  # the client went away (or we were stopped)
 
-# %% ../nbs/00_testing.ipynb #4085c929
+# %% ../nbs/00_testing.ipynb #e11332b3
 _tc_prefix = {'anthropic': 'toolu_', 'openai': 'call_', 'responses': 'call_', 'gemini': 'call_'}
 
 def _render(rep, body, ctx, fp):
@@ -648,7 +650,7 @@ def _render(rep, body, ctx, fp):
         fp._thought_calls.update(i for i,_,_ in tcs)
     return rep.status, (res if stream else json.dumps(res).encode()), stream
 
-# %% ../nbs/00_testing.ipynb #970e3465
+# %% ../nbs/00_testing.ipynb #49acebdc
 @patch
 def _reply(self:_Handler, rep, body, ctx, fp):
     "Send `rep` for `body` in the protocol of the request (`ctx`)"
@@ -673,7 +675,7 @@ def _stream(self:_Handler, rep, events):
         if rep.chunk_delay: time.sleep(rep.chunk_delay)
     self.wfile.write(b'0\r\n\r\n')
 
-# %% ../nbs/00_testing.ipynb #c40d4c84
+# %% ../nbs/00_testing.ipynb #8633f31b
 class _Server(ThreadingHTTPServer):
     daemon_threads, allow_reuse_address, request_queue_size = True, True, 256
     def __init__(self, addr, fp):
@@ -703,7 +705,7 @@ class _Server(ThreadingHTTPServer):
         "Clients dropping connections (e.g. at shutdown) are normal here; report anything else"
         if not isinstance(sys.exc_info()[1], (OSError, ValueError)): super().handle_error(request, client_address)
 
-# %% ../nbs/00_testing.ipynb #d26e90c6
+# %% ../nbs/00_testing.ipynb #6130cf33
 class FakeProvider:
     "A scripted local LLM server speaking the OpenAI Chat Completions, Anthropic Messages, Gemini and OpenAI Responses protocols"
     def __init__(self,
@@ -743,7 +745,7 @@ class FakeProvider:
     @property
     def responses_base(self): return self.openai_base
 
-# %% ../nbs/00_testing.ipynb #70f62b7d
+# %% ../nbs/00_testing.ipynb #5ed1e925
 @patch
 def queue(self:FakeProvider, *replies):
     "Queue replies (`Reply` or str), served one per request in order"
@@ -780,9 +782,13 @@ def last(self:FakeProvider): return self.requests[-1].body if self.requests else
 @patch(as_prop=True)
 def bodies(self:FakeProvider): return [r.body for r in self.requests]
 @patch(as_prop=True)
+def views(self:FakeProvider):
+    "`request_view` of each request: what was asked, the same way for every protocol"
+    return [r.view for r in self.requests]
+@patch(as_prop=True)
 def pending(self:FakeProvider): return len(self._q)
 
-# %% ../nbs/00_testing.ipynb #94868fb7
+# %% ../nbs/00_testing.ipynb #88492b92
 _examples = {'number': 1.5, 'string': 'example', 'boolean': True, 'array': [], 'object': {}}
 
 def _example_args(schema):
@@ -804,7 +810,7 @@ def _tools_off(body):
     tc = body.get('tool_choice')
     return tc in ('none', {'type': 'none'}) or nested_idx(body, 'toolConfig', 'functionCallingConfig', 'mode')=='NONE'
 
-# %% ../nbs/00_testing.ipynb #a5a65db8
+# %% ../nbs/00_testing.ipynb #43706076
 def scripted_model(body:dict, # The request body (any protocol)
                    path:str=''): # The request path
     "Default responder: a scripted local model that echoes, calls the first tool once, then reports its result"
@@ -815,14 +821,46 @@ def scripted_model(body:dict, # The request body (any protocol)
         return Reply("(scripted local model) I'll call a tool.", tool_calls=[(fns[0][0], _example_args(fns[0][1]))])
     return Reply(f"(scripted local model, not a real LLM) You said: {last['text']}")
 
-# %% ../nbs/00_testing.ipynb #7efe0e70
+# %% ../nbs/00_testing.ipynb #440c2b9a
+def _tool_choice(body, proto):
+    "The tool choice of a request as 'auto', 'none', 'required', a tool name, or None"
+    if proto=='gemini':
+        fc = nested_idx(body, 'toolConfig', 'functionCallingConfig') or nested_idx(body, 'tool_config', 'function_calling_config') or {}
+        mode, names = fc.get('mode'), _gk(fc, 'allowedFunctionNames') or []
+        if mode=='ANY' and len(names)==1: return names[0]
+        return {'AUTO': 'auto', 'NONE': 'none', 'ANY': 'required'}.get(mode)
+    tc = body.get('tool_choice')
+    if isinstance(tc, dict):
+        if tc.get('type') in ('auto', 'none'): return tc['type']
+        if tc.get('type')=='any': return 'required'
+        return nested_idx(tc, 'function', 'name') or tc.get('name')
+    return tc
+
+_search_tools = re.compile(r'web_search|google_search|googleSearch', re.I)
+
+def request_view(body:dict, # A request body
+                 proto:str|None=None): # Its protocol (default: guessed from the body)
+    "What a request asked for, read the same way for all four protocols"
+    proto = proto or _proto_of(body)
+    gc = _gk(body, 'generationConfig') or {}
+    turns = conversation(body, proto)
+    return dict(proto=proto, system=' '.join(t['text'] for t in turns if t['role']=='system') or None,
+                temperature=gc.get('temperature') if proto=='gemini' else body.get('temperature'),
+                max_tokens=_gk(gc, 'maxOutputTokens') if proto=='gemini' else body.get('max_output_tokens', body.get('max_tokens', body.get('max_completion_tokens'))),
+                tools=[n for n,_ in _functions(body)], tool_choice=_tool_choice(body, proto),
+                search=bool(body.get('web_search_options')) or any(_search_tools.search(json.dumps(t)) and not ('function' in t or 'input_schema' in t or t.get('type')=='function')
+                                                                   for t in body.get('tools') or []),
+                reasoning=_gk(gc, 'thinkingConfig') if proto=='gemini' else body.get('reasoning') or body.get('thinking') or body.get('reasoning_effort'),
+                turns=turns)
+
+# %% ../nbs/00_testing.ipynb #069bcf43
 def fake_provider():
     "pytest fixture: a started `FakeProvider`, stopped after the test"
     with FakeProvider() as fp: yield fp
 
 if 'pytest' in sys.modules: fake_provider = sys.modules['pytest'].fixture(fake_provider)
 
-# %% ../nbs/00_testing.ipynb #8be35398
+# %% ../nbs/00_testing.ipynb #c9134d1b
 def main(argv:list|None=None): # Command line arguments (default: sys.argv)
     "Run the fake provider in the foreground with the scripted model: `python -m lisette.testing [--port 8765]`"
     import argparse
@@ -843,5 +881,5 @@ def main(argv:list|None=None): # Command line arguments (default: sys.argv)
     except KeyboardInterrupt: pass
     finally: fp.stop()
 
-# %% ../nbs/00_testing.ipynb #fb2fcc32
+# %% ../nbs/00_testing.ipynb #c0267fd0
 if __name__ == '__main__': main()
