@@ -43,10 +43,8 @@ def test_structured(proto, cls, args, check):
     fp.queue(Reply(tool_calls=[(cls.__name__, args)]))
     o = structured(m, [mk_msg("Tell me")], cls, **kw)
     assert check(o)
-    tool = fp.last['tools'][0]
-    assert tool.get('function', tool)['name'] == cls.__name__
-    tc = fp.last['tool_choice']
-    assert cls.__name__ in json.dumps(tc)  # the call was forced
+    v = fp.views[-1]
+    assert v['tools'] == [cls.__name__] and v['tool_choice'] == cls.__name__  # the call was forced
 
 def test_structured_without_call_is_clear(proto):
     fp, m, kw = proto
@@ -83,9 +81,9 @@ def test_tools_for_one_call(proto):
     chat = Chat(m, tools=[add], **kw)
     chat("3*4?", tools=[mul])
     assert chat.hist[2]['content'] == '12'
-    assert [t.get('function', t)['name'] for t in fp.bodies[0]['tools']] == ['mul']
+    assert fp.views[0]['tools'] == ['mul']
     chat("again")
-    assert [t.get('function', t)['name'] for t in fp.last['tools']] == ['add']  # the chat's own tools are back
+    assert fp.views[-1]['tools'] == ['add']  # the chat's own tools are back
 
 # ---- API keys never leak
 
@@ -145,7 +143,7 @@ def test_tool_reminder_is_sent_never_stored(proto):
     fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2}), ('add', {'a': 3})]), "done")
     chat = Chat(m, tools=[add], tool_reminder='Remember: be brief.', **kw)
     chat("add twice")
-    sent = json.dumps(fp.last['messages'])
+    sent = json.dumps(fp.last)
     assert sent.count('Remember: be brief.') == 1  # on the first trailing tool result only
     assert 'Remember' not in json.dumps([x if isinstance(x, dict) else x.model_dump() for x in chat.hist])
 
