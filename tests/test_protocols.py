@@ -2,7 +2,7 @@
 of the four wire protocols the fake provider speaks (OpenAI Chat Completions, Anthropic Messages, Gemini, OpenAI
 Responses). The fake provider checks every request as the real service would (`validate_request`), so each test also
 proves that the history lisette sends is one the provider accepts."""
-import asyncio, json, re, socket
+import asyncio, base64, json, re, socket, time
 import pytest, litellm
 from lisette import *
 from lisette.chat import _final_prompt, _interrupted
@@ -314,3 +314,32 @@ def test_responses_stream_drops_reasoning_item(fake_provider):
     assert r.choices[0].message.reasoning_items
     s = litellm.stream_chunk_builder(list(litellm.completion('openai/responses/gpt-5.4', [{'role': 'user', 'content': 'hi'}], stream=True, **kw)))
     assert s.choices[0].message.reasoning_content == 'hmm' and not getattr(s.choices[0].message, 'reasoning_items', None)  # when this fails, litellm fixed it
+
+# ---- the ChatGPT/Codex subscription route, against the same Responses server
+
+def _jwt(**claims):
+    enc = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).decode().rstrip('=')
+    return f"{enc({'alg': 'none'})}.{enc(claims)}.sig"
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_chatgpt_route(fake_provider, tmp_path, monkeypatch, stream):
+    """`chatgpt/...` models speak the Responses protocol with the Codex CLI's token. litellm ignores `api_base` for them
+    (its ChatGPT provider takes the base from its authenticator), so the route is pointed here with `CHATGPT_API_BASE`"""
+    fp = fake_provider
+    monkeypatch.delenv('LISETTE_CODEX_TOKEN', raising=False)
+    monkeypatch.setenv('CODEX_HOME', str(tmp_path)); monkeypatch.setenv('CHATGPT_TOKEN_DIR', str(tmp_path/'litellm'))
+    monkeypatch.setenv('CHATGPT_API_BASE', fp.responses_base)
+    (tmp_path/'auth.json').write_text(json.dumps({'tokens': {'access_token': _jwt(exp=time.time()+3600), 'account_id': 'acct-1'}}))
+    from litellm.llms.chatgpt.authenticator import Authenticator
+    monkeypatch.setattr(Authenticator, '_login_device_code', lambda self: pytest.fail('interactive login started'))
+    fp.queue(Reply('Adding.', thinking='Two sums.', tool_calls=[('add', {'a': 1, 'b': 2}), ('add', {'a': 3})]), 'Done: 3 and 3.')
+    chat = Chat('chatgpt/gpt-5.5', tools=[add])
+    r = final(chat('add twice', stream=stream))
+    assert contents(r).content == 'Done: 3 and 3.' and results(fp) == ['3', '3']
+    assert [q.path for q in fp.requests] == ['/v1/responses']*2
+    h = fp.requests[-1].headers
+    assert h['chatgpt-account-id'] == 'acct-1' and h['authorization'] == '***' and h['originator'] == 'codex_cli_rs'
+    assert fp.last['stream'] is True  # litellm always streams from the ChatGPT backend
+    # the reasoning item goes back with the tool results; streamed, litellm loses it (test_responses_stream_drops_reasoning_item)
+    assert any(i.get('type')=='reasoning' for i in fp.last['input']) == (not stream)
+    check_hist(chat.hist)
