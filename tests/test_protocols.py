@@ -147,11 +147,12 @@ def _cited_urls(r, content=''):
     return urls + re.findall(r'\]\((\S+) ', content or msg.content or '')
 
 @pytest.mark.parametrize('stream', [False, True])
-def test_search_citations_and_count(proto, stream):
+def test_search_citations_and_count(proto, stream, request):
     fp, m, kw = proto
-    if name(proto)=='responses': pytest.xfail("Chat's search never reaches the Responses API: litellm's responses bridge drops "
-                                              "`web_search_options` instead of sending a web_search tool (issue 18)")
-    if name(proto)=='openai': pytest.skip("gpt-4o-mini has no built-in search; OpenAI search models use the Responses route")
+    if name(proto)=='responses': request.applymarker(pytest.mark.xfail(strict=True, reason=
+        "Chat sends no search on the Responses route: providers.has_search('openai/responses/gpt-5.4') is False (litellm's "
+        "model map has no such key), so no web_search_options/web_search tool goes out (lisette, to be fixed in another issue)"))
+    if name(proto)=='openai': m = 'openai/gpt-4o-search-preview'  # OpenAI's Chat Completions search model
     fp.queue(Reply('Otters hold hands. They sleep afloat.', web_search=SEARCH))
     chat = Chat(m, search='l', **kw)
     r = chat("otters?", stream=stream)
@@ -161,20 +162,21 @@ def test_search_citations_and_count(proto, stream):
         text = ''.join(getattr(c.choices[0].delta, 'content', None) or '' for c in chunks if isinstance(c, litellm.ModelResponseStream))
     assert fp.views[-1]['search']
     assert 'https://example.com/otters' in _cited_urls(r, text)
-    assert chat.use.web_search_requests == 1
+    # OpenAI's Chat Completions reports no search count (search models charge per request); the others count queries
+    assert chat.use.web_search_requests == (0 if name(proto)=='openai' else 1)
 
 # ---- thinking
 
 @pytest.mark.parametrize('stream', [False, True])
-def test_thinking_through_tool_loop(proto, stream):
+def test_thinking_through_tool_loop(proto, stream, request):
     fp, m, kw = proto
     if name(proto)=='openai': m = 'openai/o4-mini'  # gpt-4o-mini does not reason
-    if name(proto)=='responses' and stream: pytest.xfail("litellm's stream_chunk_builder drops the reasoning item of a streamed "
-        "Responses turn, so the next request goes without it; reproducer: test_responses_stream_drops_reasoning_item")
-    if name(proto)=='gemini' and not stream: pytest.xfail(
+    if name(proto)=='responses' and stream: request.applymarker(pytest.mark.xfail(strict=True, reason="litellm's stream_chunk_builder drops the reasoning item of a streamed "
+        "Responses turn, so the next request goes without it; reproducer: test_responses_stream_drops_reasoning_item"))
+    if name(proto)=='gemini' and not stream: request.applymarker(pytest.mark.xfail(strict=True, reason=
         "lisette.history.check_hist rejects the reply: litellm gives Gemini's thought parts as thinking_blocks without a "
         "signature (Gemini 3 signs the function-call part, not the thought), and check_hist demands a signature on every "
-        "thinking block (history.py, needs an issue)")
+        "thinking block (history.py, needs an issue)"))
     fp.queue(Reply("Adding.", thinking='I should add.', tool_calls=[('add', {'a': 2, 'b': 2}), ('add', {'a': 1})]),
              Reply("4 and 1.", thinking='Both done.'))
     chat = Chat(m, tools=[add], **kw)
@@ -223,10 +225,11 @@ def test_errors(proto, status, exc):
     with pytest.raises(exc, match=f'failure {status}'): chat("hi")
     assert chat.hist == []
 
-def test_auth_error(proto):
+def test_auth_error(proto, request):
     fp, m, kw = proto
-    if name(proto) in ('openai', 'responses'): pytest.xfail("litellm raises BadRequestError for an OpenAI 401 whose message is not "
-        "'Incorrect API key provided' (its mapping keys on invalid_request_error first); reproducer: providers._openai_401_is_bad_request")
+    if name(proto) in ('openai', 'responses'): request.applymarker(pytest.mark.xfail(strict=True, raises=litellm.BadRequestError, reason=
+        "litellm raises BadRequestError for an OpenAI 401 whose message is not 'Incorrect API key provided' (its mapping keys "
+        "on invalid_request_error first); reproducer: providers._openai_401_is_bad_request"))
     fp.queue(Reply(status=401, error="You didn't provide an API key."))
     with pytest.raises(litellm.AuthenticationError): Chat(m, **kw)("hi")
 
