@@ -8,7 +8,7 @@ Docs: https://lisette-dev.github.io/lisette/testing.html.md"""
 __all__ = ['body_timeout', 'Reply', 'conversation', 'validate_request', 'Recorded', 'FakeProvider', 'scripted_model',
            'request_view', 'fake_provider', 'main']
 
-# %% ../nbs/00_testing.ipynb #9572d7bb
+# %% ../nbs/00_testing.ipynb #e5383351
 import json, re, socket, socketserver, sys, threading, time, itertools
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
@@ -16,7 +16,7 @@ from types import SimpleNamespace
 from urllib.parse import urlsplit
 from fastcore.utils import *
 
-# %% ../nbs/00_testing.ipynb #83e2ca16
+# %% ../nbs/00_testing.ipynb #3cdbb8ff
 _oa_stops = {'stop': 'end_turn', 'length': 'max_tokens', 'tool_calls': 'tool_use', 'content_filter': 'refusal'}
 _an_stops = {'end_turn': 'stop', 'stop_sequence': 'stop', 'max_tokens': 'length', 'tool_use': 'tool_calls',
              'refusal': 'content_filter', 'pause_turn': 'stop'}
@@ -26,7 +26,7 @@ def _check_tc(tc):
     ok = (isinstance(tc, (tuple, list)) and 1<=len(tc)<=2 and isinstance(tc[0], str)) or (isinstance(tc, dict) and 'name' in tc)
     if not ok: raise ValueError(f"Reply: a tool call is ('name', {{args}}) or dict(name=, arguments=, id=), not {tc!r}")
 
-# %% ../nbs/00_testing.ipynb #86c368a1
+# %% ../nbs/00_testing.ipynb #5eab5733
 @dataclass
 class Reply:
     "One scripted model answer, rendered in the protocol of the request"
@@ -54,13 +54,13 @@ class Reply:
 
 def _as_reply(o): return o if isinstance(o, Reply) else Reply(text=o)
 
-# %% ../nbs/00_testing.ipynb #725ad847
+# %% ../nbs/00_testing.ipynb #a655c0aa
 def _stops(rep):
     "(OpenAI finish_reason, Anthropic stop_reason) for `rep`"
     s = rep.stop or ('tool_use' if rep.tool_calls else 'end_turn')
     return (_an_stops[s], s) if s in _an_stops else (s, _oa_stops[s])
 
-# %% ../nbs/00_testing.ipynb #4c3877bf
+# %% ../nbs/00_testing.ipynb #a449c60c
 def _norm_tcs(rep, prefix, ids):
     "Tool calls of `rep` as (id, name, arguments json)"
     res = []
@@ -86,7 +86,7 @@ def _usage(rep):
                 cache_read=g('cache_read', 'cache_read_input_tokens', 'cached_tokens'),
                 reasoning=g('reasoning', 'reasoning_tokens'), searches=g('web_search_requests', d=len(rep.web_search or [])))
 
-# %% ../nbs/00_testing.ipynb #c48b4497
+# %% ../nbs/00_testing.ipynb #747fecff
 def _oa_usage(u):
     return {'prompt_tokens': u['input'], 'completion_tokens': u['output'], 'total_tokens': u['input']+u['output'],
             'prompt_tokens_details': {'cached_tokens': u['cache_read']}, 'completion_tokens_details': {'reasoning_tokens': u['reasoning']}}
@@ -109,7 +109,7 @@ def _oa_json(rep, body, n, tcs):
     return {'id': f'chatcmpl-fake{n}', 'object': 'chat.completion', 'created': int(time.time()), 'model': rep.model or body.get('model'),
             'choices': [{'index': 0, 'message': msg, 'logprobs': None, 'finish_reason': _stops(rep)[0]}], 'usage': _oa_usage(_usage(rep))}
 
-# %% ../nbs/00_testing.ipynb #9db3b7f6
+# %% ../nbs/00_testing.ipynb #96ed7e06
 def _oa_events(rep, body, n, tcs):
     "The `data:` payloads of an OpenAI stream"
     base = {'id': f'chatcmpl-fake{n}', 'object': 'chat.completion.chunk', 'created': int(time.time()), 'model': rep.model or body.get('model')}
@@ -128,7 +128,7 @@ def _oa_sse(rep, body, n, tcs):
     "The OpenAI stream as encoded events"
     return [f"data: {json.dumps(d)}\n\n".encode() for d in _oa_events(rep, body, n, tcs)] + [b'data: [DONE]\n\n']
 
-# %% ../nbs/00_testing.ipynb #4e01aee1
+# %% ../nbs/00_testing.ipynb #7ed57409
 def _an_usage(u, final=False):
     res = {'input_tokens': u['input'], 'output_tokens': u['output'] if final else 1,
            'cache_creation_input_tokens': u['cache_creation'], 'cache_read_input_tokens': u['cache_read']}
@@ -141,7 +141,7 @@ def _loads_obj(a):
     except json.JSONDecodeError: return {}
     return o if isinstance(o, dict) else {}
 
-# %% ../nbs/00_testing.ipynb #98276189
+# %% ../nbs/00_testing.ipynb #0a616002
 def _search_blocks(s, sid):
     "server_tool_use and web_search_tool_result blocks for search `s`, and the citation of its result"
     url, title = s.get('url', ''), s.get('title', '')
@@ -167,7 +167,7 @@ def _an_json(rep, body, n, tcs, ids):
             'content': _an_blocks(rep, tcs, ids), 'stop_reason': _stops(rep)[1], 'stop_sequence': None,
             'usage': _an_usage(_usage(rep), final=True)}
 
-# %% ../nbs/00_testing.ipynb #e66474a9
+# %% ../nbs/00_testing.ipynb #b474c560
 def _an_block_events(i, b, rep):
     "content_block_start/delta/stop events for block `b` at index `i`"
     ev = lambda t, **kw: (t, {'type': t, 'index': i, **kw})
@@ -201,7 +201,7 @@ def _an_sse(rep, body, n, tcs, ids):
     "The Anthropic stream as encoded events"
     return [f"event: {e}\ndata: {json.dumps(d)}\n\n".encode() for e,d in _an_events(rep, body, n, tcs, ids)]
 
-# %% ../nbs/00_testing.ipynb #c44e7740
+# %% ../nbs/00_testing.ipynb #2b038d92
 import base64
 _gm_stops = {'stop': 'STOP', 'length': 'MAX_TOKENS', 'tool_calls': 'STOP', 'content_filter': 'SAFETY'}
 
@@ -259,7 +259,7 @@ def _gm_events(rep, model, n, tcs, sig=None):
 def _gm_sse(rep, model, n, tcs, sig=None):
     return [f"data: {json.dumps(d)}\r\n\r\n".encode() for d in _gm_events(rep, model, n, tcs, sig)]
 
-# %% ../nbs/00_testing.ipynb #1b081b1c
+# %% ../nbs/00_testing.ipynb #72771812
 def _rs_usage(u):
     return {'input_tokens': u['input'], 'input_tokens_details': {'cached_tokens': u['cache_read']}, 'output_tokens': u['output'],
             'output_tokens_details': {'reasoning_tokens': u['reasoning']}, 'total_tokens': u['input']+u['output']}
@@ -335,12 +335,18 @@ def _rs_events(rep, body, n, tcs):
 def _rs_sse(rep, body, n, tcs):
     return [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in _rs_events(rep, body, n, tcs)]
 
-# %% ../nbs/00_testing.ipynb #80abedd1
+# %% ../nbs/00_testing.ipynb #eeeffb37
 def _text_of(c):
     "The text of message content `c` (a string or a list of blocks)"
     if isinstance(c, str): return c
     if isinstance(c, list): return ' '.join(_text_of(o.get('text') or o.get('content') or o.get('output') or '') for o in c if isinstance(o, dict))
     return '' if c is None else str(c)
+
+def _tool_results(msg):
+    "Texts of the tool results in one OpenAI `tool` message or Anthropic user message (kept for `lisette.demo`)"
+    if msg.get('role')=='tool': return [_text_of(msg.get('content'))]
+    c = msg.get('content')
+    return [_text_of(b.get('content')) for b in c if isinstance(b, dict) and b.get('type')=='tool_result'] if isinstance(c, list) else []
 
 def _gk(d, k):
     "Gemini's JSON accepts camelCase and snake_case field names (proto3 JSON mapping)"
@@ -416,7 +422,7 @@ def conversation(body:dict, # A request body in any of the four protocols
     "The turns of a request: dicts with role (system/user/assistant/tool), text, calls, results and raw blocks"
     return _convs[proto or _proto_of(body)](body)
 
-# %% ../nbs/00_testing.ipynb #3e1eb739
+# %% ../nbs/00_testing.ipynb #8a3d6e12
 _roles = dict(openai={'system', 'user', 'assistant', 'tool', 'developer', 'function'}, anthropic={'user', 'assistant', 'system'},
               gemini={'user', 'assistant', 'tool', 'system'}, responses={'system', 'user', 'assistant', 'tool', 'developer'})
 _gm_dummy_sigs = {'skip_thought_signature_validator', 'context_engineering_is_the_way_to_go'}
@@ -447,7 +453,7 @@ def _check_pairs(turns, proto):
                                          'gemini': f"Please ensure that function response turn comes immediately after a function call turn (turn {i})."}.get(proto,
                                          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.")
 
-# %% ../nbs/00_testing.ipynb #6a4aa3ea
+# %% ../nbs/00_testing.ipynb #15e38728
 def _check_anthropic(body, turns, fp):
     "Anthropic-only rules: roles, non-empty text, cache checkpoints, thinking blocks"
     msgs = body.get('messages') or []
@@ -478,7 +484,7 @@ def _walk(o):
     yield o
     for v in (o.values() if isinstance(o, dict) else o if isinstance(o, list) else []): yield from _walk(v)
 
-# %% ../nbs/00_testing.ipynb #5c63c1a9
+# %% ../nbs/00_testing.ipynb #7620b3e0
 def _current_turn(turns):
     "Index of the first turn of the current turn: after the last user turn with text"
     return max((i for i,t in enumerate(turns) if t['role']=='user' and t['text']), default=0)
@@ -513,7 +519,7 @@ def _b64(s):
     try: return base64.b64decode(s).decode()
     except Exception: return None
 
-# %% ../nbs/00_testing.ipynb #c63267d2
+# %% ../nbs/00_testing.ipynb #d15ddd8e
 def validate_request(body:dict, # The request body
                      proto:str, # 'openai', 'anthropic', 'gemini' or 'responses'
                      fp=None, # The server (for the signatures it issued)
@@ -525,7 +531,7 @@ def validate_request(body:dict, # The request body
     if proto=='gemini' and (e := _check_gemini(body, turns, model, sigs)): return e
     return _check_pairs([t for t in turns if t['role']!='system'], proto)
 
-# %% ../nbs/00_testing.ipynb #b04eb514
+# %% ../nbs/00_testing.ipynb #df88f423
 _secret = re.compile(r'key|token|secret|authorization|cookie', re.I)
 _paths = {'/v1/chat/completions': 'openai', '/chat/completions': 'openai', '/v1/messages': 'anthropic', '/messages': 'anthropic',
           '/v1/responses': 'responses', '/responses': 'responses'}
@@ -550,7 +556,7 @@ def _mask(headers):
     "Lower-cased `headers`, with the values of secret ones masked"
     return {k.lower(): '***' if _secret.search(k) else v for k,v in headers.items()}
 
-# %% ../nbs/00_testing.ipynb #5890146f
+# %% ../nbs/00_testing.ipynb #fef69e10
 _an_err = {400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
            413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error'}
 _oa_err = {401: ('invalid_request_error', 'invalid_api_key'), 404: ('invalid_request_error', 'model_not_found'),
@@ -567,7 +573,7 @@ def _err_json(proto, status, msg):
     typ, code = _oa_err.get(status, ('server_error' if status>=500 else 'invalid_request_error', None))
     return {'error': {'message': msg, 'type': typ, 'param': None, 'code': code}}
 
-# %% ../nbs/00_testing.ipynb #72f4d3df
+# %% ../nbs/00_testing.ipynb #e6c2d5fd
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
     def setup(self):
@@ -602,7 +608,7 @@ class _Handler(BaseHTTPRequestHandler):
         if urlsplit(self.path).path.rstrip('/')=='/health': return self._send(200, {'ok': True})
         self._send(404, {'error': {'message': f"FakeProvider: unknown path GET {self.path}; supported: {_supported}", 'type': 'not_found'}})
 
-# %% ../nbs/00_testing.ipynb #4f974993
+# %% ../nbs/00_testing.ipynb #b67ad471
 body_timeout = 5  # seconds a client has to send the body it announced
 
 @patch
@@ -637,7 +643,7 @@ def do_POST(self:_Handler):
     try: self._reply(rep, body, ctx, fp)
     except (OSError, ValueError): self.close_connection = True  # the client went away (or we were stopped)
 
-# %% ../nbs/00_testing.ipynb #e67af4f3
+# %% ../nbs/00_testing.ipynb #454ae75a
 _tc_prefix = {'anthropic': 'toolu_', 'openai': 'call_', 'responses': 'call_', 'gemini': 'call_'}
 
 def _render(rep, body, ctx, fp):
@@ -661,7 +667,7 @@ def _render(rep, body, ctx, fp):
         fp._thought_calls.update(i for i,_,_ in tcs)
     return rep.status, (res if stream else json.dumps(res).encode()), stream
 
-# %% ../nbs/00_testing.ipynb #f9779b86
+# %% ../nbs/00_testing.ipynb #335d5051
 @patch
 def _reply(self:_Handler, rep, body, ctx, fp):
     "Send `rep` for `body` in the protocol of the request (`ctx`)"
@@ -686,7 +692,7 @@ def _stream(self:_Handler, rep, events):
         if rep.chunk_delay: time.sleep(rep.chunk_delay)
     self.wfile.write(b'0\r\n\r\n')
 
-# %% ../nbs/00_testing.ipynb #32533dda
+# %% ../nbs/00_testing.ipynb #e5bad89e
 class _Server(ThreadingHTTPServer):
     daemon_threads, allow_reuse_address, request_queue_size = True, True, 256
     def __init__(self, addr, fp):
@@ -716,7 +722,7 @@ class _Server(ThreadingHTTPServer):
         "Clients dropping connections (e.g. at shutdown) are normal here; report anything else"
         if not isinstance(sys.exc_info()[1], (OSError, ValueError)): super().handle_error(request, client_address)
 
-# %% ../nbs/00_testing.ipynb #a5525002
+# %% ../nbs/00_testing.ipynb #fe5f99ca
 class FakeProvider:
     "A scripted local LLM server speaking the OpenAI Chat Completions, Anthropic Messages, Gemini and OpenAI Responses protocols"
     def __init__(self,
@@ -756,7 +762,7 @@ class FakeProvider:
     @property
     def responses_base(self): return self.openai_base
 
-# %% ../nbs/00_testing.ipynb #3122476f
+# %% ../nbs/00_testing.ipynb #09dd65e8
 @patch
 def queue(self:FakeProvider, *replies):
     "Queue replies (`Reply` or str), served one per request in order"
@@ -799,7 +805,7 @@ def views(self:FakeProvider):
 @patch(as_prop=True)
 def pending(self:FakeProvider): return len(self._q)
 
-# %% ../nbs/00_testing.ipynb #e24e679d
+# %% ../nbs/00_testing.ipynb #43b28cb7
 _examples = {'number': 1.5, 'string': 'example', 'boolean': True, 'array': [], 'object': {}}
 
 def _example_args(schema):
@@ -821,7 +827,7 @@ def _tools_off(body):
     tc = body.get('tool_choice')
     return tc in ('none', {'type': 'none'}) or nested_idx(body, 'toolConfig', 'functionCallingConfig', 'mode')=='NONE'
 
-# %% ../nbs/00_testing.ipynb #397d98f4
+# %% ../nbs/00_testing.ipynb #fbe3a9c8
 def scripted_model(body:dict, # The request body (any protocol)
                    path:str=''): # The request path
     "Default responder: a scripted local model that echoes, calls the first tool once, then reports its result"
@@ -832,7 +838,7 @@ def scripted_model(body:dict, # The request body (any protocol)
         return Reply("(scripted local model) I'll call a tool.", tool_calls=[(fns[0][0], _example_args(fns[0][1]))])
     return Reply(f"(scripted local model, not a real LLM) You said: {last['text']}")
 
-# %% ../nbs/00_testing.ipynb #e9628bf8
+# %% ../nbs/00_testing.ipynb #853e01cf
 def _tool_choice(body, proto):
     "The tool choice of a request as 'auto', 'none', 'required', a tool name, or None"
     if proto=='gemini':
@@ -864,14 +870,14 @@ def request_view(body:dict, # A request body
                 reasoning=_gk(gc, 'thinkingConfig') if proto=='gemini' else body.get('reasoning') or body.get('thinking') or body.get('reasoning_effort'),
                 turns=turns)
 
-# %% ../nbs/00_testing.ipynb #8e688e05
+# %% ../nbs/00_testing.ipynb #7aa71fb3
 def fake_provider():
     "pytest fixture: a started `FakeProvider`, stopped after the test"
     with FakeProvider() as fp: yield fp
 
 if 'pytest' in sys.modules: fake_provider = sys.modules['pytest'].fixture(fake_provider)
 
-# %% ../nbs/00_testing.ipynb #2bb73134
+# %% ../nbs/00_testing.ipynb #30ca67e8
 def main(argv:list|None=None): # Command line arguments (default: sys.argv)
     "Run the fake provider in the foreground with the scripted model: `python -m lisette.testing [--port 8765]`"
     import argparse
@@ -894,5 +900,5 @@ def main(argv:list|None=None): # Command line arguments (default: sys.argv)
     except KeyboardInterrupt: pass
     finally: fp.stop()
 
-# %% ../nbs/00_testing.ipynb #a9e0e964
+# %% ../nbs/00_testing.ipynb #8781ee68
 if __name__ == '__main__': main()
