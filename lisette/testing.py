@@ -9,7 +9,7 @@ __all__ = ['body_timeout', 'Reply', 'conversation', 'validate_request', 'Recorde
            'request_view', 'fake_provider', 'main']
 
 # %% ../nbs/00_testing.ipynb #e5383351
-import json, re, socket, socketserver, sys, threading, time, itertools
+import dataclasses, json, re, socket, socketserver, sys, threading, time, itertools
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from types import SimpleNamespace
@@ -531,6 +531,42 @@ def validate_request(body:dict, # The request body
     if proto=='gemini' and (e := _check_gemini(body, turns, model, sigs)): return e
     return _check_pairs([t for t in turns if t['role']!='system'], proto)
 
+# %% ../nbs/00_testing.ipynb #0bb4f27e
+import hashlib
+_ttls = {'5m': 300, '1h': 3600}
+
+def _an_seq(body):
+    "The blocks of an Anthropic request in cache-prefix order: tools, system, messages"
+    sys_ = body.get('system')
+    seq = list(body.get('tools') or []) + ([{'type': 'text', 'text': sys_}] if isinstance(sys_, str) else list(sys_ or []))
+    for m in body.get('messages') or []:
+        c = m.get('content')
+        seq += [{'role': m.get('role'), **b} for b in ([{'type': 'text', 'text': c}] if isinstance(c, str) else c or []) if isinstance(b, dict)]
+    return seq
+
+def _cache_usage(fp, body):
+    "(input, cache_creation, cache_read) tokens of Anthropic request `body` against the server's simulated cache, updating it"
+    now, h, prefixes, ckpts, toks = fp.now(), hashlib.sha256(), [], [], 0
+    for b in _an_seq(body):
+        plain = {k:v for k,v in b.items() if k!='cache_control'}
+        s = json.dumps(plain, sort_keys=True)
+        h.update(s.encode()); toks += max(1, len(s)//4)
+        prefixes.append((h.hexdigest(), toks))
+        if isinstance(b.get('cache_control'), dict): ckpts.append((len(prefixes)-1, _ttls.get(b['cache_control'].get('ttl'), 300)))
+    c, hit = fp._cache, None
+    for j,_ in ckpts:
+        for i in range(j, max(j-21, -1), -1):
+            k, n = prefixes[i]
+            if k in c and c[k][1]>now and (hit is None or n>hit[1]): hit = (k, n)
+    read = hit[1] if hit else 0
+    if hit: c[hit[0]] = (hit[1], now + c[hit[0]][2], c[hit[0]][2])  # a read refreshes the entry's lifetime
+    written = 0
+    for j,ttl in ckpts:
+        k, n = prefixes[j]
+        if n>=fp.cache_min_tokens and n>read and not (k in c and c[k][1]>now):
+            c[k] = (n, now+ttl, ttl); written = max(written, n-read)
+    return toks-read-written, written, read
+
 # %% ../nbs/00_testing.ipynb #df88f423
 _secret = re.compile(r'key|token|secret|authorization|cookie', re.I)
 _paths = {'/v1/chat/completions': 'openai', '/chat/completions': 'openai', '/v1/messages': 'anthropic', '/messages': 'anthropic',
@@ -655,7 +691,11 @@ def _render(rep, body, ctx, fp):
     k = next(ids)
     tcs = _norm_tcs(rep, _tc_prefix[proto], ids)
     if rep.raw is not None: return rep.status, ([rep.raw] if stream else rep.raw), stream
-    if proto=='anthropic': res = (_an_sse if stream else _an_json)(rep, body, k, tcs, ids)
+    if proto=='anthropic':
+        if getattr(fp, 'simulate_cache', False) and not {'cache_read', 'cache_creation', 'cache_read_input_tokens', 'cache_creation_input_tokens'} & set(rep.usage):
+            inp, cw, cr = _cache_usage(fp, body)
+            rep = dataclasses.replace(rep, usage={**rep.usage, 'input': inp, 'cache_creation': cw, 'cache_read': cr})
+        res = (_an_sse if stream else _an_json)(rep, body, k, tcs, ids)
     elif proto=='openai': res = (_oa_sse if stream else _oa_json)(rep, body, k, tcs)
     elif proto=='responses': res = (_rs_sse if stream else _rs_json)(rep, body, k, tcs)
     else:
@@ -732,6 +772,7 @@ class FakeProvider:
         store_attr()
         self.requests, self._q, self._fn, self._srv, self._signatures, self._thought_calls = [], [], None, None, set(), set()
         self._lock, self._ids = threading.Lock(), itertools.count(1)
+        self.simulate_cache, self.cache_min_tokens, self.now, self._cache = False, 1024, time.time, {}  # see "Simulated Anthropic prompt caching"
 
     def start(self):
         "Start serving in a background thread (returns self)"

@@ -432,3 +432,32 @@ def test_scripted_model_every_protocol(fake_provider, m):
     r = call(fake_provider, m, msgs=HI + [msg.model_dump(), {'role': 'tool', 'tool_call_id': msg.tool_calls[0].id, 'content': '5'}], tools=TOOLS)
     assert r.choices[0].message.content == '(scripted local model, not a real LLM) The tool returned 5.'
     assert call(fake_provider, m).choices[0].message.content == '(scripted local model, not a real LLM) You said: hi'
+
+# ---- simulated Anthropic prompt caching
+
+def test_simulated_prompt_caching_through_chat(fake_provider):
+    "Chat's moving checkpoint: turn 2 reads what turn 1 wrote; an hour later (past the 5-minute TTL) nothing is read"
+    from lisette import Chat
+    fp = fake_provider
+    fp.simulate_cache, clock = True, [1000.]
+    fp.now = lambda: clock[0]
+    fp.queue(*['Noted.']*3)
+    chat = Chat(AN, sp='You are a careful assistant. ' * 300, cache=True, api_base=fp.anthropic_base, api_key='k')
+    chat('Remember the number 7.'); u1 = chat.last_use
+    chat('And 8.'); u2 = chat.last_use
+    assert (u1.cached_tokens, u2.cached_tokens) == (0, u1.cache_creation_tokens) and u1.cache_creation_tokens > 1024
+    assert u2.cache_creation_tokens > 0  # the new turn's prefix is written too
+    clock[0] += 3600
+    chat('And 9.')
+    assert chat.last_use.cached_tokens == 0 and chat.last_use.cache_creation_tokens > u1.cache_creation_tokens
+    fp.queue(Reply('set', usage=dict(input=5, cache_read=3)))
+    chat('explicit'); assert chat.last_use.cached_tokens == 3  # a Reply's own cache numbers win
+
+def test_short_prefix_not_cached(fake_provider):
+    fp = fake_provider
+    fp.simulate_cache = True
+    fp.queue('a', 'b')
+    msgs = [{'role': 'user', 'content': [{'type': 'text', 'text': 'short', 'cache_control': {'type': 'ephemeral'}}]}]
+    for _ in range(2):
+        u = call(fp, AN, msgs=msgs).usage
+        assert (u.cache_creation_input_tokens, u.cache_read_input_tokens) == (0, 0)  # below the 1024-token minimum
