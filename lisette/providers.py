@@ -329,3 +329,34 @@ def adapt_request(kw:dict)->dict:
     "Provider-specific adjustments to the litellm kwargs `kw` a `Chat` is about to send (the one place for them)"
     for f in _adapters: kw = f(kw)
     return kw
+
+# %% ../nbs/04_providers.ipynb #604d4781
+import random, sys, uuid
+
+def _gemini_ids_random():
+    "Does the installed litellm give id-less Gemini function calls ids that `random.seed` does not fix?"
+    try: from litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini import VertexGeminiConfig
+    except ImportError: return False
+    ids, st = [], random.getstate()
+    try:
+        for _ in range(2):
+            random.seed(0)
+            ids.append(VertexGeminiConfig._transform_parts([{'functionCall': {'name': 'f', 'args': {}}}], 0, None)[1][0]['id'])
+    finally: random.setstate(st)  # leave the caller's random sequence as it was
+    return ids[0]!=ids[1]
+
+# %% ../nbs/04_providers.ipynb #b778ae67
+class _SeededUUID:
+    "The `uuid` module, except that `uuid4` draws from `random` (so `patch_litellm(seed)` makes it repeatable)"
+    def __getattr__(self, k): return getattr(uuid, k)
+    @staticmethod
+    def uuid4(): return uuid.UUID(int=random.getrandbits(128), version=4)
+
+def _seed_gemini_ids(kw):
+    "Gemini tool call ids from `random`, when the installed litellm makes them unseeded (see `_gemini_ids_random`)"
+    if not kw['model'].startswith(('gemini/', 'vertex_ai/')): return kw
+    mod = sys.modules.get('litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini')
+    if mod is not None and not isinstance(getattr(mod, 'uuid', None), _SeededUUID) and _gemini_ids_random(): mod.uuid = _SeededUUID()
+    return kw
+
+_adapters.append(_seed_gemini_ids)
