@@ -455,7 +455,7 @@ def _check_pairs(turns, proto):
 def _check_anthropic(body, turns, fp):
     "Anthropic-only rules: roles, non-empty text, cache checkpoints, thinking blocks"
     msgs = body.get('messages') or []
-    if msgs and msgs[0].get('role')!='user': return 'messages: first message must use the "user" role'
+    # no 'first message must be user' rule: Anthropic answers assistant-first histories (the seed's `Chat(sonn, hist=fmt2hist(...))`)
     for i,m in enumerate(msgs):
         if m.get('role') not in ('user', 'assistant'): return f"messages.{i}.role: Input should be 'user' or 'assistant'"
         c, final = m.get('content'), i==len(msgs)-1 and m.get('role')=='assistant'
