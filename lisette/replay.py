@@ -8,7 +8,7 @@ Docs: https://lisette-dev.github.io/lisette/replay.html.md"""
 __all__ = ['replay_modes', 'key_vars', 'placeholder_key', 'ReplayMiss', 'ReplayFileError', 'recording_secrets', 'enable_replay',
            'disable_replay', 'replaying', 'real_or_fake']
 
-# %% ../nbs/10_replay.ipynb #98abfda0
+# %% ../nbs/10_replay.ipynb #1da25b34
 import base64, hashlib, json, os, re, httpx, requests
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,7 +18,7 @@ import cachy.core as cc
 from cachy.core import disable_cachy
 from .messages import patch_litellm
 
-# %% ../nbs/10_replay.ipynb #9e8a3a0f
+# %% ../nbs/10_replay.ipynb #82d3468f
 def _body_digest(request):
     "Short sha256 of `request`'s body as cachy hashes it (JSON with sorted keys, normalized)"
     return hashlib.sha256(cc._key_parts(request)[3].encode('utf-8', errors='surrogateescape')).hexdigest()[:12]
@@ -33,7 +33,7 @@ class ReplayMiss(BaseException):
             f"Re-record it by running once with a real API key and `enable_replay(mode='auto')` (or LISETTE_REPLAY=auto), "
             f"or pass `debug=True` to print each request's key.")
 
-# %% ../nbs/10_replay.ipynb #2a28c7c3
+# %% ../nbs/10_replay.ipynb #701b649b
 class ReplayFileError(BaseException):
     "A replay recording that cannot be read: names the file, the line and what is wrong"
     def __init__(self, path, line, problem):
@@ -69,7 +69,7 @@ def _read_recording(path, key=None):
             if pr := _record_problem(d): raise ReplayFileError(p, i, pr)
             if key is not None and d['key']==key: return d
 
-# %% ../nbs/10_replay.ipynb #a8f08005
+# %% ../nbs/10_replay.ipynb #3c344f5b
 _state = None
 replay_modes = ('auto', 'replay', 'record')
 
@@ -94,7 +94,7 @@ def _save(key, raw, res, request):
     _state.recorded.add(key)
     return cc._finalize(key, raw, res, _state.path, _state.hdrs, request)
 
-# %% ../nbs/10_replay.ipynb #3c48589d
+# %% ../nbs/10_replay.ipynb #1f04cecf
 def _send(self, request, **kw):
     is_stream = kw.get('stream')
     key,cached = _lookup(request, is_stream)
@@ -130,7 +130,7 @@ def _apply_patches():
     @patch
     def send(self:requests.adapters.HTTPAdapter, request, **kw): return _req_send(self, request, **kw)
 
-# %% ../nbs/10_replay.ipynb #bab8e675
+# %% ../nbs/10_replay.ipynb #08eebfe8
 key_vars = ('OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'DEEPSEEK_API_KEY', 'GROQ_API_KEY', 'MISTRAL_API_KEY',
             'XAI_API_KEY', 'OPENROUTER_API_KEY', 'TOGETHERAI_API_KEY', 'FIREWORKS_AI_API_KEY', 'MOONSHOT_API_KEY')
 placeholder_key = 'replay-placeholder-key'
@@ -141,7 +141,7 @@ def _fill_keys():
     for k in res: os.environ[k] = placeholder_key
     return res
 
-# %% ../nbs/10_replay.ipynb #3b9956cb
+# %% ../nbs/10_replay.ipynb #b9542928
 _secret_hdrs = ('authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie', 'set-cookie')
 _key_pat = re.compile(r'\b(sk-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,})')
 
@@ -157,7 +157,7 @@ def recording_secrets(path='cachy.jsonl'): # Recording to check
         res += [(i, f"key-like string {m[:6]}…") for m in _key_pat.findall(l)]
     return res
 
-# %% ../nbs/10_replay.ipynb #d0b498ae
+# %% ../nbs/10_replay.ipynb #9e81a1f0
 def _mode(mode):
     mode = mode or os.environ.get('LISETTE_REPLAY') or 'auto'
     if mode not in replay_modes:
@@ -203,7 +203,7 @@ def replaying(path='cachy.jsonl', **kwargs):
     try: yield st
     finally: disable_replay()
 
-# %% ../nbs/10_replay.ipynb #c39652dd
+# %% ../nbs/10_replay.ipynb #1c15bc9d
 def real_or_fake(
     model='anthropic/claude-sonnet-4-5', # Real model to use when its key is set; also the fake provider's protocol
     path='cachy.jsonl', # Recording for the real model's calls

@@ -8,7 +8,7 @@ Docs: https://lisette-dev.github.io/lisette/tools.html.md"""
 __all__ = ['tc_refs_sp', 'lite_mk_func', 'ToolResponse', 'StopResponse', 'FullResponse', 'ToolResults', 'mk_tc', 'mk_tc_req',
            'mk_tc_result', 'mk_tc_results']
 
-# %% ../nbs/02_tools.ipynb #e37ac843
+# %% ../nbs/02_tools.ipynb #6ce5f3ee
 import ast, asyncio, inspect, json, re, sys, traceback
 from functools import partial
 from dataclasses import dataclass
@@ -18,7 +18,7 @@ from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import random_tool_id, _get
 
-# %% ../nbs/02_tools.ipynb #de6f9cce
+# %% ../nbs/02_tools.ipynb #019edd6c
 def lite_mk_func(f):
     "The litellm tool schema for function (or class) `f`; schema dicts pass through"
     if isinstance(f, dict): return f
@@ -27,7 +27,7 @@ def lite_mk_func(f):
         raise ValueError(f"Tool `{getattr(f, '__name__', f)}` has no docstring: add one, it tells the model what the tool does.")
     return {'type': 'function', 'function': get_schema(f, pname='parameters')}
 
-# %% ../nbs/02_tools.ipynb #7499bd31
+# %% ../nbs/02_tools.ipynb #28d0e7a5
 @dataclass
 class ToolResponse:
     "Tool result passed to the model as content parts, not stringified"
@@ -39,7 +39,7 @@ class StopResponse(str):
 class FullResponse(str):
     "A tool result that display formatters never truncate"
 
-# %% ../nbs/02_tools.ipynb #3c227209
+# %% ../nbs/02_tools.ipynb #3d01a36a
 def _prep_tool_res(res, tcid):
     "Tool result content with the tool call id as first part"
     hdr = {'type': 'text', 'text': f'[tool_call_id: {tcid}]'}
@@ -59,7 +59,7 @@ def _mk_tool_result(tc, res, tc_res=None):
     if tc_res is not None: c = _prep_tool_res(c, _tc_id(tc))
     return {'tool_call_id': _tc_id(tc), 'role': 'tool', 'name': _tc_name(tc), 'content': c}
 
-# %% ../nbs/02_tools.ipynb #f11d62df
+# %% ../nbs/02_tools.ipynb #1ea04b70
 tc_refs_sp = ('You can reference previous tool call results using $`tool_call_id` syntax.\n'
     "For example, if a tool call returns result with id 'toolu_abc123', you can use it in a subsequent call:\n"
     '{"content": "$`toolu_abc123`"}\n'
@@ -81,14 +81,14 @@ def _resolve_tool_refs(args, tc_res):
     else: fargs = json.loads(args) if isinstance(args, str) else dict(args)
     return fargs if tc_res is None else _subst_refs(fargs, tc_res)
 
-# %% ../nbs/02_tools.ipynb #cd4145ad
+# %% ../nbs/02_tools.ipynb #3ef7159c
 def _try_eval(v):
     "`ast.literal_eval` string `v`, or return it unchanged"
     if not isinstance(v, str): return v
     try: return ast.literal_eval(v)
     except Exception: return v
 
-# %% ../nbs/02_tools.ipynb #0503f4d8
+# %% ../nbs/02_tools.ipynb #823455ed
 class ToolResults(dict):
     "Tool results by tool-call id; `src` keeps the original text of the results `tc_res_eval` evaluated"
     def __init__(self, *args, **kwargs):
@@ -105,7 +105,7 @@ def _store_result(tc_res, tcid, res, evaluate=False):
         if v is not res: src[tcid] = res
         else: src.pop(tcid, None)
 
-# %% ../nbs/02_tools.ipynb #553fbb87
+# %% ../nbs/02_tools.ipynb #d3470bb9
 from decimal import Decimal, InvalidOperation
 from uuid import UUID
 from typing import Union, get_type_hints, get_origin, get_args, Any
@@ -158,7 +158,7 @@ def _to_custom(ann, v):
     try: return ann(v)
     except (ValueError, TypeError, InvalidOperation): raise _ArgError(f"expects {desc}, got {_show(v)}") from None
 
-# %% ../nbs/02_tools.ipynb #ae75f489
+# %% ../nbs/02_tools.ipynb #3cf40e89
 _scalar_types = (str, int, float, bool)
 _array_types = (list, tuple, set, frozenset)
 
@@ -186,7 +186,7 @@ def _coerce(ann, v):
     try: return coerce_inputs(f, {'x': v})['x']
     except Exception as e: raise _ArgError(f"could not be made {getattr(ann, '__name__', ann)} from {_show(v)}: {type(e).__name__}: {e}") from None
 
-# %% ../nbs/02_tools.ipynb #ba876461
+# %% ../nbs/02_tools.ipynb #e3f38b5e
 _max_arg_depth = 100
 
 def _parse_args(args):
@@ -239,7 +239,7 @@ def _bind(func, fn, args, tc_res=None):
         except _ArgError as e: raise _ArgError(f"parameter `{k}` {e}") from None
     return res
 
-# %% ../nbs/02_tools.ipynb #92dcbced
+# %% ../nbs/02_tools.ipynb #339480da
 _srv_result_keys = ('web_search_results', 'tool_results')
 
 def _provider_ran(m):
@@ -254,7 +254,7 @@ def _filter_srvtools(m):
     ran = _provider_ran(m)
     return [tc for tc in (_get(m, 'tool_calls') or []) if _tc_id(tc) not in ran]
 
-# %% ../nbs/02_tools.ipynb #b9b8ee3c
+# %% ../nbs/02_tools.ipynb #32c9aaad
 def _schema_names(tool_schemas): return {nested_idx(o, 'function', 'name') or nested_idx(o, 'name') for o in tool_schemas or []}
 
 def _prep_call(tc, tool_schemas, ns, tc_res=None):
@@ -289,7 +289,7 @@ def _lite_call_func(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, raise_
     "Run tool call `tc` if it is declared in `tool_schemas`, returning the `tool` message"
     return _exec_tool(tc, tool_schemas, ns, tc_res, tc_res_eval, raise_on_err)[1]
 
-# %% ../nbs/02_tools.ipynb #ee09aea0
+# %% ../nbs/02_tools.ipynb #55e2f275
 async def _acall(func, kwargs, raise_on_err=False):
     try: return await func(**kwargs)
     except Exception:
@@ -308,7 +308,7 @@ async def _alite_call_func(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False,
     "Async `_lite_call_func`"
     return (await _aexec_tool(tc, tool_schemas, ns, tc_res, tc_res_eval, raise_on_err=raise_on_err))[1]
 
-# %% ../nbs/02_tools.ipynb #7cf87f51
+# %% ../nbs/02_tools.ipynb #6f9bd91d
 def mk_tc(func, tcid=None, idx=1, **kw):
     "A tool call (dict) of `func` (a function or its name) with arguments `kw`"
     nm = func if isinstance(func, str) else func.__name__

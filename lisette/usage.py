@@ -8,21 +8,21 @@ Docs: https://lisette-dev.github.io/lisette/usage.html.md"""
 __all__ = ['SCHEMA_VERSION', 'search_count', 'quiet_litellm', 'UsageStats', 'missing_search_fee', 'total_cost', 'UsageLogError',
            'usage_row', 'LisetteUsageLogger', 'UsageTable', 'usage_by_model', 'usage_by_day', 'costliest_calls']
 
-# %% ../nbs/03_usage.ipynb #11426a3c
+# %% ../nbs/03_usage.ipynb #986122ce
 from dataclasses import dataclass, fields
 from fastcore.utils import *
 import litellm
 from litellm import completion_cost, ModelResponse
 from .messages import token_dtls_tag, _get
 
-# %% ../nbs/03_usage.ipynb #48814aae
+# %% ../nbs/03_usage.ipynb #fb82a945
 def search_count(r):
     "Number of web searches the provider ran for response `r`"
     u = _get(r, 'usage')
     n = _get(u, 'server_tool_use', 'web_search_requests') or _get(u, 'prompt_tokens_details', 'web_search_requests')
     return int(n or 0)
 
-# %% ../nbs/03_usage.ipynb #c49460dc
+# %% ../nbs/03_usage.ipynb #c5b3764b
 from contextlib import contextmanager
 @contextmanager
 def quiet_litellm():
@@ -39,7 +39,7 @@ def _cost(r):
         with quiet_litellm(): return float(completion_cost(completion_response=r) or 0)
     except Exception: return 0.
 
-# %% ../nbs/03_usage.ipynb #b5bfefe9
+# %% ../nbs/03_usage.ipynb #ba14886b
 @dataclass
 class UsageStats:
     prompt_tokens:int=0; completion_tokens:int=0; total_tokens:int=0; cached_tokens:int=0
@@ -76,7 +76,7 @@ class UsageStats:
         "A collapsible markdown block showing this usage"
         return f"\n{token_dtls_tag}<summary>${self.cost:.4f}</summary>\n\n`{self!r}`\n\n</details>\n"
 
-# %% ../nbs/03_usage.ipynb #3fac787a
+# %% ../nbs/03_usage.ipynb #cad34b5f
 def _without_searches(r):
     "A copy of response `r` whose usage reports no web searches"
     u = r.usage.model_dump()
@@ -94,7 +94,7 @@ def missing_search_fee(r, search_fee:float=0.01 # Dollars per search (Anthropic:
     except Exception: charged = 0.
     return 0. if charged > 1e-12 else n*search_fee
 
-# %% ../nbs/03_usage.ipynb #60c2e110
+# %% ../nbs/03_usage.ipynb #383e7a73
 def total_cost(o, # A response, a usage-log row (dict with `cost`), or a list of either
                search_fee:float=0.01 # Dollars per web search where litellm leaves the fee out
               )->float:
@@ -103,7 +103,7 @@ def total_cost(o, # A response, a usage-log row (dict with `cost`), or a list of
     if hasattr(o, 'usage') or isinstance(o, ModelResponse): return _cost(o) + missing_search_fee(o, search_fee)
     return sum(total_cost(x, search_fee) for x in o)
 
-# %% ../nbs/03_usage.ipynb #fc263d9c
+# %% ../nbs/03_usage.ipynb #c8bf9712
 import sqlite3, threading, logging, asyncio, time
 from typing import Callable
 from litellm import ModelResponseStream
@@ -127,7 +127,7 @@ _upgrades = { # SQL run after adding a version's columns to an older table
 
 class UsageLogError(Exception): "The usage database cannot be used as it is"
 
-# %% ../nbs/03_usage.ipynb #41c61c7f
+# %% ../nbs/03_usage.ipynb #daf0f6f6
 def _migrate(c:sqlite3.Connection):
     "Create the `usage` table, or add the columns that an older schema version lacks"
     if c.execute('PRAGMA user_version').fetchone()[0]==SCHEMA_VERSION: return
@@ -149,7 +149,7 @@ def _migrate(c:sqlite3.Connection):
     except BaseException:
         c.execute('ROLLBACK'); raise
 
-# %% ../nbs/03_usage.ipynb #2e059968
+# %% ../nbs/03_usage.ipynb #8008529a
 def _ts(t): return t.timestamp() if isinstance(t, datetime) else float(t or 0) or time.time()
 
 def usage_row(response_obj, kwargs:dict, start_time=None, end_time=None, search_fee:float=0.01)->dict:
@@ -170,7 +170,7 @@ def usage_row(response_obj, kwargs:dict, start_time=None, end_time=None, search_
                 provider=slo.get('custom_llm_provider') or kwargs.get('custom_llm_provider'), stream=int(bool(kwargs.get('stream'))),
                 duration=_ts(end_time)-_ts(start_time) if start_time and end_time else None, call_id=kwargs.get('litellm_call_id'))
 
-# %% ../nbs/03_usage.ipynb #79ea092a
+# %% ../nbs/03_usage.ipynb #7614156d
 class LisetteUsageLogger(CustomLogger):
     "A litellm callback that records every successful call's tokens and cost in a SQLite database"
     def __init__(self,
@@ -200,7 +200,7 @@ class LisetteUsageLogger(CustomLogger):
         if self.user_id_fn is not None: return self.user_id_fn()
         return kwargs.get('user') or nested_idx(kwargs, 'optional_params', 'user')
 
-# %% ../nbs/03_usage.ipynb #ced044f5
+# %% ../nbs/03_usage.ipynb #db16e88c
 @patch
 def _connect(self:LisetteUsageLogger):
     p = str(self.db_path)
@@ -232,7 +232,7 @@ def _open_or_report(self:LisetteUsageLogger):
     try: self._conn = self._connect(); return True
     except Exception as e: self._report(e, 'open the database'); return False
 
-# %% ../nbs/03_usage.ipynb #0a4d59d9
+# %% ../nbs/03_usage.ipynb #46b42c6e
 _insert_cols = [n for n,_,_ in _cols]
 _insert_sql = f"INSERT OR IGNORE INTO usage ({', '.join(_insert_cols)}) VALUES ({', '.join('?'*len(_insert_cols))})"
 
@@ -252,7 +252,7 @@ def close(self:LisetteUsageLogger):
     with self._lock:
         if self._conn is not None: self._conn.close(); self._conn = None
 
-# %% ../nbs/03_usage.ipynb #aac0dc65
+# %% ../nbs/03_usage.ipynb #9cfac258
 _litellm_cb_lists = ('callbacks', 'input_callback', 'success_callback', 'failure_callback', '_async_input_callback',
                      '_async_success_callback', '_async_failure_callback')
 
@@ -270,7 +270,7 @@ def uninstall(self:LisetteUsageLogger):
         if isinstance(lst, list): lst[:] = [o for o in lst if o is not self]
     return self
 
-# %% ../nbs/03_usage.ipynb #592cc79f
+# %% ../nbs/03_usage.ipynb #0aea0275
 @patch
 def _safe_user_id(self:LisetteUsageLogger, kwargs, model):
     "`user_id(kwargs)`, or None after logging an error if it fails"
@@ -309,7 +309,7 @@ async def async_log_success_event(self:LisetteUsageLogger, kwargs, response_obj,
         except RuntimeError: self.record(row)
     except Exception as e: _log.error("Usage log: could not read the usage of a call (%s: %s)", type(e).__name__, e)
 
-# %% ../nbs/03_usage.ipynb #6d4194c0
+# %% ../nbs/03_usage.ipynb #965b12c6
 def _pending_sync_callbacks():
     "Number of litellm's sync logging tasks queued or running, or None if this litellm version does not tell"
     try: from litellm.litellm_core_utils.thread_pool_executor import executor
@@ -346,7 +346,7 @@ async def aflush(self:LisetteUsageLogger, timeout:float=5.0)->bool:
         return False
     return True
 
-# %% ../nbs/03_usage.ipynb #cdb497ce
+# %% ../nbs/03_usage.ipynb #99486787
 class UsageTable(list):
     "Rows of a usage query: a list of dicts whose fields also read as attributes (`row.cost`), shown as a markdown table"
     def _fmt(self, k, v):
@@ -360,7 +360,7 @@ class UsageTable(list):
         return '\n'.join(['| ' + ' | '.join(ks) + ' |', '|' + '---|'*len(ks)] +
                          ['| ' + ' | '.join(self._fmt(k, o[k]) for k in ks) + ' |' for o in self])
 
-# %% ../nbs/03_usage.ipynb #f8e47049
+# %% ../nbs/03_usage.ipynb #ffd8130f
 def _read(db, sql, args=()):
     "Rows of a read-only query on usage database `db` (a logger, path or `file:` URI)"
     p = str(db.db_path if isinstance(db, LisetteUsageLogger) else db)
@@ -383,7 +383,7 @@ def _where(user_id=None, since=None):
 _sums = """count(*) AS calls, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
     sum(cached_tokens) AS cached_tokens, sum(web_search_requests) AS searches, sum(coalesce(cost, response_cost, 0)) AS cost"""
 
-# %% ../nbs/03_usage.ipynb #cd27be94
+# %% ../nbs/03_usage.ipynb #a2d4e7d4
 def usage_by_model(db, # A `LisetteUsageLogger` or the path of its database
                    user_id=None, # Only this user's calls
                    since=None # Only calls from this time on (datetime or unix seconds)
@@ -403,7 +403,7 @@ def costliest_calls(db, n:int=5, user_id=None, since=None)->'UsageTable':
     return _read(db, f"""SELECT datetime(timestamp, 'unixepoch') AS time, model, user_id, prompt_tokens, completion_tokens,
         web_search_requests AS searches, coalesce(cost, response_cost, 0) AS cost FROM usage WHERE {w} ORDER BY cost DESC LIMIT ?""", a+[n])
 
-# %% ../nbs/03_usage.ipynb #0063d879
+# %% ../nbs/03_usage.ipynb #b85c2e8e
 _col_names = ['id'] + [n for n,_,_ in _cols]
 _sql_words = {'AND', 'OR', 'NOT', 'IS', 'NULL', 'IN', 'LIKE', 'BETWEEN'}
 _where_tok = re.compile(r"\s*(?:(?P<name>[A-Za-z_]\w*)|(?P<num>\d+(?:\.\d+)?)|(?P<op>\?|<=|>=|<>|!=|==|=|<|>|\(|\)|,))")
