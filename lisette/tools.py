@@ -231,9 +231,9 @@ def _bind(func, fn, args, tc_res=None):
     res = {}
     for k,v in args.items():
         ann = hints.get(k)
-        if tc_res is not None:
-            v = _ref(v, tc_res, ann in (None, Any) or _allows_str(ann))
-            v = _subst_refs(v, tc_res)
+        if tc_res is not None:  # a whole-argument reference, else references inside it (never inside a stored result)
+            r = _ref(v, tc_res, ann in (None, Any) or _allows_str(ann))
+            v = _subst_refs(v, tc_res) if r is v else r
         if v is None and k in ps and ps[k].default is not ps[k].empty: continue
         try: res[k] = _coerce(ann, v)
         except _ArgError as e: raise _ArgError(f"parameter `{k}` {e}") from None
