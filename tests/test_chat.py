@@ -260,7 +260,7 @@ def test_max_cost(proto):
 
 def test_context_window_warning_and_fit(fake_provider):
     import warnings
-    from lisette.interop import ContextWindowWarning
+    from lisette.context import ContextWindowWarning
     fp = fake_provider
     big = ' '.join(map(str, range(200_000)))
     def read_log() -> str:

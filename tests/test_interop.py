@@ -10,6 +10,8 @@ from lisette.messages import check_msg
 from lisette.tools import mk_tc, mk_tc_req, mk_tc_result
 from lisette.usage import UsageStats
 from lisette.interop import *
+from lisette.history import norm_msg, norm_hist, norm_reasoning
+from lisette.context import *
 from lisette.testing import Reply
 
 # ---- strategies: histories in the shapes Chat keeps (dicts, Messages, tool-call objects, cache_control, thinking) ----
@@ -401,7 +403,7 @@ def test_shorten_oldest_first(sizes, budget):
 @given(histories())
 def test_bytes_bound_is_an_upper_bound(hist):
     "check_context skips counting when this bound fits, so it must never be below litellm's count"
-    from lisette.interop import _bytes_bound
+    from lisette.context import _bytes_bound
     for m in ('openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5'): assert _bytes_bound(hist, sp='S') >= count_tokens(hist, m, sp='S')
 
 def test_check_context_warns_and_shortens():
@@ -416,3 +418,12 @@ def test_check_context_warns_and_shortens():
     with pytest.warns(ContextWindowWarning, match=r'Shortened 1 tool result\(s\).*read \(toolu_x'):
         h2, done = check_context(hist, m, window=n, max_tokens=100, shorten=True)
     assert len(done) == 1 and count_tokens(h2, m) <= n - 100
+
+def test_saved_settings_follow_chat_signature(tmp_path):
+    "Every `Chat` argument but the model, prompt, history, code and secrets is saved, so a new one cannot be forgotten"
+    import inspect
+    from lisette.interop import _settings, _not_saved
+    assert set(_settings) | (_not_saved - {'self'}) == set(inspect.signature(Chat.__init__).parameters) - {'self'}
+    c = Chat('openai/gpt-4o-mini', retries=1, max_cost=2.5, repair=True, fit_context=True)
+    c2 = load_chat(save_chat(c, tmp_path/'c.json'))
+    assert (c2.retries, c2.max_cost, c2.repair, c2.fit_context) == (1, 2.5, True, True)

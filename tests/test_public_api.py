@@ -131,3 +131,11 @@ def test_model_constants():
     answered = dict(sonn='claude-sonnet-4-6', opus='claude-opus-4-7', gpt54m='gpt-5.4-mini', haik45='claude-haiku-4-5',
                     dsf='deepseek-v4-flash', codex55='gpt-5.5', qwen3p6p='fireworks_ai/accounts/fireworks/models/qwen3p6-plus')
     for n,m in answered.items(): assert STAR[n].endswith(m), f'{n} is {STAR[n]!r}; the docs show it answered by {m}'
+
+def test_knobs_importable_not_star_exported():
+    "Tuning knobs and plumbing stay in their modules: `from lisette import *` gives what a user writes"
+    import lisette.chat, lisette.usage, lisette.providers
+    for n in ('max_pauses', 'retry_backoff', 'retry_max_wait', 'SCHEMA_VERSION', 'quiet_litellm', 'missing_keys', 'close_stream'):
+        assert n not in STAR, f'{n!r} is a knob or plumbing, yet `from lisette import *` exports it'
+    assert lisette.chat.max_pauses == 5 and lisette.chat.retry_max_wait == 30. and isinstance(lisette.usage.SCHEMA_VERSION, int)
+    assert callable(lisette.providers.missing_keys)

@@ -1,19 +1,26 @@
 #!/usr/bin/env python
-"""Build README.md and a static docs site in `_docs/` from `nbs/*.ipynb`, without Quarto.
+"""Build the docs from `nbs/*.ipynb` without Quarto: README.md, and a static site in `_docs/` with search.
 
-    python tools/build_docs.py readme   # README.md from nbs/index.ipynb (what `nbdev-readme` makes)
-    python tools/build_docs.py site     # _docs/*.html, one page per notebook (a plain stand-in for `nbdev-docs`)
-    python tools/build_docs.py site DIR # the site into DIR instead of `doc_path`
-    python tools/build_docs.py          # both
+    python tools/build_docs.py              # README.md and the site: the one docs command
+    python tools/build_docs.py readme       # README.md from nbs/index.ipynb (what `nbdev-readme` makes)
+    python tools/build_docs.py site [DIR]   # the site into DIR (default: `doc_path`, i.e. `_docs/`)
+    python tools/build_docs.py check [DIR]  # check the internal links of a built site
 
 Notebooks go through nbdev's own doc processors (front matter, directives, `show_doc` for exported names, executing
-what `show_doc` needs, doc links), as `nbdev-docs` does; only the last step differs: the processed cells are rendered
-here, to GitHub markdown for the README and to HTML (nbconvert's mistune markdown) for the site.
-Differences from nbdev's docs, on purpose: exported source is shown (folded) under its `show_doc`, and each `show_doc`
-gets a docments table of its parameters."""
-import html, inspect, os, re, shutil, sys, traceback, warnings
+what `show_doc` needs, doc links), as `nbdev-docs` does. The processed notebooks become markdown pages, which
+mkdocs-material turns into the site (navigation, previous/next links, an offline search index); the same markdown is
+written next to each page as `NAME.html.md`, with an `llms.txt` listing them, as nbdev's Quarto build does.
+Where Quarto is installed, `nbdev-docs` builds the Quarto site from `nbs/_quarto.yml` instead.
+
+Links follow `[project.urls]` in pyproject.toml: with no `Documentation` address (nothing publishes the site yet)
+README links point at the notebooks in this repository and the site links relatively; with no `Repository`, the site
+has no "source" links (each exported name's source is on its page, folded).
+Differences from nbdev's Quarto docs, on purpose: exported source is shown, folded, under its `show_doc`."""
+import html, inspect, json, os, re, shutil, sys, tempfile, time, traceback, warnings
 from contextlib import contextmanager
 from pathlib import Path
+from base64 import b64decode
+from dataclasses import is_dataclass
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault('LITELLM_LOCAL_MODEL_COST_MAP', 'True')  # litellm would otherwise try to fetch prices on import
@@ -21,14 +28,16 @@ os.environ.setdefault('LITELLM_LOCAL_MODEL_COST_MAP', 'True')  # litellm would o
 from fastcore.basics import AttrDict
 from fastcore.xtras import working_directory
 from fastcore.nbio import read_nb
-from fastcore.docments import _type_str, _fmt_default
+from fastcore.docments import DocmentText
 from nbdev.config import get_config, nbpath2html
 from nbdev.process import NBProcessor
 from nbdev import processors as P
+from nbdev.doclinks import NbdevLookup
 from nbdev.showdoc import BasicMarkdownRenderer
-from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
 def cfg(): return get_config(ROOT)
+def doc_url(): return (cfg().get('doc_url') or '').rstrip('/')
+def git_url(): return (cfg().get('git_url') or '').rstrip('/')
 
 def doc_nbs():
     "Notebooks that get a page, index first (nbdev skips names starting with `_` or `.`)"
@@ -37,37 +46,48 @@ def doc_nbs():
 
 def page_name(fn): return nbpath2html(fn).name
 
-# ---- show_doc: add the docments table of parameters
-def _code(s): return f'<code>{html.escape(str(s))}</code>'
+# ---- show_doc: nbdev's markdown, with a signature that fits the page and a source link only to a real repository
+_maxline,_max_delegated = 64,8  # 64: about what an API card shows of a code line without wrapping
 
-def _short(s, n=40):
-    "A long default (the signature above shows it whole) cut to `n` chars, whole on hover"
-    s = str(s)
-    return _code(s) if len(s)<=n else f'<code title="{html.escape(s)}">{html.escape(s[:n-1])}…</code>'
+def _fn(sym):
+    f = sym.__init__ if inspect.isclass(sym) else sym
+    return getattr(f, '__func__', f)
 
-def params_table(r):
-    """HTML table of `r`'s parameters (type, default, docment) when any of them is documented. HTML rather than a
-    markdown table: type unions hold `|`, which markdown tables can't carry inside code spans"""
-    dm = getattr(getattr(r, 'dm', None), 'dm', None) or {}
-    if not any(v.get('docment') for v in dm.values()): return ''
+def _tidy_params(sym, dm):
+    """Drop the types docments guesses from defaults (`stop:NoneType=None`), and fold the parameters `@delegates` copied
+    from the function `**kwargs` goes to into `**kwargs` when there are many (`structured` would list ~40 of litellm's)"""
+    try: sig = inspect.signature(sym)
+    except (TypeError, ValueError): return dm
     emp = inspect.Parameter.empty
-    def row(k, v):
-        nm = '<strong>Returns</strong>' if k=='return' else _code(k)
-        typ = '' if v.get('anno', emp) is emp else _code(_type_str(v['anno']))
-        dflt = '' if v.get('default', emp) is emp else _short(_fmt_default(v['default']))
-        return f'<tr><td>{nm}</td><td>{typ}</td><td>{dflt}</td><td>{inline_md(v.get("docment") or "")}</td></tr>'
-    rows = [row(k,v) for k,v in dm.items() if k!='return' or v.get('docment') or v.get('anno', emp) is not emp]
-    head = '<thead><tr><th></th><th>Type</th><th>Default</th><th>Details</th></tr></thead>'
-    return f'\n\n<table class="params">{head}<tbody>{"".join(rows)}</tbody></table>\n'
-
-_sd_md = BasicMarkdownRenderer._repr_markdown_
-# `show_doc` runs in an in-process shell, so patching the renderer class here reaches every notebook
-_re_sd_head = re.compile(r'^(#+ )(.+)$', re.M)
+    for k,v in dm.dm.items():
+        p = sig.parameters.get(k)
+        if p is not None and p.annotation is emp and v.get('default', emp) is not emp: v['anno'] = emp
+    f = _fn(sym)
+    if (to := getattr(f, '__delwrap__', None)) and (code := getattr(f, '__code__', None)):
+        own = set(code.co_varnames[:code.co_argcount+code.co_kwonlyargcount])
+        extra = [k for k,v in dm.dm.items() if k not in own and k!='return' and v.get('kind')!=inspect.Parameter.VAR_KEYWORD]
+        if len(extra)>_max_delegated:
+            ret = dm.dm.pop('return', None)
+            for k in extra: del dm.dm[k]
+            nm = f'{(getattr(to, "__module__", None) or "").split(".")[0]}.{getattr(to, "__qualname__", to)}'.lstrip('.')
+            dm.dm['kwargs'] = AttrDict(docment=f'passed on to {nm} ({len(extra)} more parameters)', anno=emp,
+                                       default=emp, kind=inspect.Parameter.VAR_KEYWORD)
+            if ret is not None: dm.dm['return'] = ret
+    return dm
 
 def _sd_markdown(self):
-    "nbdev's markdown with the heading's `_` escaped (`Chat.__call__` is not `Chat.**call**`), then the parameters table"
-    md = _re_sd_head.sub(lambda m: m[1] + m[2].replace('_', r'\_'), _sd_md(self), count=1)
-    return md + params_table(self)
+    "`show_doc` markdown: source link (when a repository is set), heading with `_` escaped, signature, docstring"
+    dm = self.dm
+    if isinstance(dm, DocmentText):
+        dm = _tidy_params(self.sym, DocmentText(self.sym, maxline=_maxline, docstring=False))
+    src = NbdevLookup().code(self.fn) if git_url() else None
+    src = f'<a class="source-link" href="{src.replace("#LNone", "")}">source</a>\n\n' if src else ''
+    nm = self.nm.replace('_', r'\_')  # `Chat.__call__` is not `Chat.**call**`
+    doc = f'{src}{"#"*self.title_level} {nm}\n\n```python\n{dm}\n```'
+    docs = self.docs
+    if docs and is_dataclass(self.sym) and docs.startswith(f'{self.sym.__name__}('): docs = ''  # the generated one repeats the signature
+    return doc + (f'\n\n{docs}' if docs else '')
+# `show_doc` runs in an in-process shell, so patching the renderer class here reaches every notebook
 BasicMarkdownRenderer._repr_markdown_ = _sd_markdown
 
 # ---- processing
@@ -162,8 +182,22 @@ _re_fdiv = re.compile(r'^:::.*$\n?', re.MULTILINE)      # quarto fenced-div mark
 
 def plain_md(md): return _re_fdiv.sub('', _re_qattr.sub(r'\1', md))
 
+_re_item = re.compile(r'\s{0,3}(?:[-*+]|\d+[.)])\s')
+
+def cm_lists(md):
+    "A blank line before a list that follows a paragraph line: CommonMark (Jupyter, GitHub) needs none, python-markdown does"
+    res,fence,prev = [],None,''
+    for l in md.splitlines():
+        if (m := _re_fence.match(l.strip())):
+            fence = m[1] if fence is None else (None if l.strip().startswith(fence) else fence)
+        elif fence is None and _re_item.match(l) and prev.strip() and not _re_item.match(prev) and not prev.startswith((' ', '\t', '#', '<', '|', '>')):
+            res.append('')
+        res.append(l)
+        prev = l
+    return '\n'.join(res)
+
 def cells(nb):
-    "Processed cells as (cell, directives, source) to render, skipping hidden and front matter cells"
+    "Processed cells as (cell, directives, source) to render, skipping raw (front matter) and `include: false` cells"
     for c in nb.cells:
         if c.cell_type=='raw': continue
         d,src = split_dirs(c.source) if c.cell_type=='code' else ({}, c.source)
@@ -174,22 +208,65 @@ def outputs(c, d):
     if c.cell_type!='code' or d.get('output')=='false': return []
     return c.get('outputs', [])
 
+def _fence(s, lang=''):
+    s = s.rstrip()
+    f = '`' * max(3, 1+max(map(len, re.findall('`+', s)), default=0))  # outlast any backtick run inside
+    return f'{f}{lang}\n{s}\n{f}' if s else ''
+
+def _is_showdoc(src): return src.lstrip().startswith('show_doc(')
+
+# ---- links
+# nbdev's doc links are `{doc_url}/page.html#anchor`, or `/page.html#anchor` when no `Documentation` is set
+_re_link = re.compile(r'\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)\s]+)\)')
+
+def _page_link(url, pages):
+    "(page, anchor) when `url` is a doc link to one of `pages`, else None"
+    base = doc_url()
+    if base and url.startswith(base+'/'): url = url[len(base):]
+    m = re.fullmatch(r'/?([\w.-]+\.html)(?:#(.*))?', url)
+    return (m[1], m[2] or '') if m and m[1] in pages else None
+
+def relink(md, pages, to, anchors=None):
+    """Rewrite doc links in `md` to pages in `pages` with `to(page, anchor)`; a link to an anchor its page lacks
+    (`anchors`: page -> ids; e.g. a private name nbdev knows but never documents) becomes plain text"""
+    def f(m):
+        pl = _page_link(m[2], pages)
+        if not pl: return m[0]
+        page,anc = pl
+        if anc and anchors is not None and anc not in anchors.get(page, ()): return m[1]
+        return f'[{m[1]}]({to(page, anc)})'
+    return _re_link.sub(f, md)
+
+_re_fence = re.compile(r'^(`{3,}|~{3,})')
+
+def md_headings(md):
+    "Texts of the markdown headings in `md`, outside code fences"
+    res,fence = [],None
+    for l in md.splitlines():
+        if (m := _re_fence.match(l.strip())):
+            if fence is None: fence = m[1]
+            elif l.strip().startswith(fence): fence = None
+            continue
+        if fence is None and (m := re.match(r'#{1,6}\s+(.*?)\s*#*\s*$', l)): res.append(m[1])
+    return res
+
+def _heading_text(s): return html.unescape(re.sub(r'<[^>]+>', '', re.sub(r'\\(.)', r'\1', re.sub(r'\[([^\]]*)\]\([^)]*\)', r'\1', s)))).replace('`', '').replace('*', '')
+
+def slug(s):
+    "Heading ids as Quarto (and so nbdev's doc links) make them: lower case, spaces to `-`, keeping `.`, `_`, `-`"
+    return re.sub(r'[^\w.\-]', '', re.sub(r'\s+', '-', s.strip().lower()))
+
 # ---- README
 def out_md(o):
     "An output as GitHub markdown: markdown and html inline, text fenced; images are left out"
     t = o.get('output_type')
-    if t=='stream': return _fence(_txt(o.text))
+    if t=='stream': return _fence(_re_ansi.sub('', _txt(o.text)))
     if t=='error': return _fence(_re_ansi.sub('', '\n'.join(o.get('traceback', []))) or f"{o.ename}: {o.evalue}")
     data = o.get('data', {})
     if 'text/markdown' in data: return plain_md(_txt(data['text/markdown']))
     if 'text/html' in data: return _txt(data['text/html'])
     if 'text/plain' in data: return _fence(_txt(data['text/plain']))
     return ''
-
-def _fence(s, lang=''):
-    s = s.rstrip()
-    f = '`' * max(3, 1+max(map(len, re.findall('`+', s)), default=0))  # outlast any backtick run inside
-    return f'{f}{lang}\n{s}\n{f}' if s else ''
 
 def nb2md(nb):
     "Render processed notebook `nb` as GitHub markdown"
@@ -203,10 +280,17 @@ def nb2md(nb):
             res += [out_md(o).strip() for o in outputs(c, d)]
     return '\n\n'.join(o for o in res if o) + '\n'
 
+def readme_links(md):
+    """Doc links in the README: to the site when `Documentation` is set, else to the notebook the page is built from,
+    which resolves wherever the repository is read"""
+    if doc_url(): return md
+    nbs = {page_name(fn): fn.relative_to(ROOT).as_posix() for fn in doc_nbs()}
+    return relink(md, nbs, lambda page, anc: nbs[page])
+
 def readme_text():
     "The README.md content built from the readme notebook (`nbs/index.ipynb`)"
     fn = cfg().nbs_path/cfg().readme_nb
-    return nb2md(proc_nb(fn)) if fn.exists() else ''
+    return readme_links(nb2md(proc_nb(fn))) if fn.exists() else ''
 
 def write_readme():
     txt = readme_text()
@@ -214,92 +298,63 @@ def write_readme():
     (ROOT/'README.md').write_text(txt)
     print(f'Wrote README.md ({len(txt):,} chars)')
 
-# ---- site
-def md2html(md):
-    # Doc links point at the hosted site: make them relative so the local site works offline
-    base = (cfg().get('doc_host') or '') + (cfg().get('doc_baseurl') or '')
-    res = markdown2html_mistune(plain_md(md)).replace('#LNone"', '"')  # nbdev's source link when it found no line
-    return res.replace(f'href="{base.rstrip("/")}/', 'href="') if base else res
+# ---- site pages: one markdown page per notebook
+_img_mimes = {'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif'}
 
-def inline_md(s):
-    "Markdown `s` (a title or description) as inline HTML, without the paragraph around it"
-    res = md2html(s).strip()
-    return res[3:-4] if res.startswith('<p>') and res.endswith('</p>') and res.count('<p>')==1 else res
+class Page:
+    "A notebook's page: its processed notebook rendered as markdown, and the images its outputs hold"
+    def __init__(self, fn, nb):
+        self.fn,self.nb,self.name = fn,nb,page_name(fn)
+        self.stem = self.name.removesuffix('.html')
+        fm = frontmatter(nb)
+        self.title,self.description = fm.title or fn.stem, fm.description
+        self.images = {}  # file name -> bytes
+        self.md = self.render()
+        self.anchors = {slug(_heading_text(h)) for h in md_headings(self.md)}
 
-def _esc_pre(s, cls): return f'<pre class="{cls}">{html.escape(s.rstrip())}</pre>' if s.strip() else ''
+    def image(self, mime, data):
+        nm = f'{self.stem}_files/output-{len(self.images)+1}.{_img_mimes[mime]}'
+        self.images[nm] = b64decode(_txt(data).strip())
+        return f'![]({nm})'
 
-_img_mimes = ('image/png', 'image/jpeg', 'image/gif')
+    def out(self, o):
+        "An output as markdown for the site: markdown as is (with `<details>` open to markdown), html as is, images as files"
+        t = o.get('output_type')
+        if t=='stream': return _fence(_re_ansi.sub('', _txt(o.text)))
+        if t=='error': return _fence(_re_ansi.sub('', '\n'.join(o.get('traceback', []))) or f"{o.ename}: {o.evalue}")
+        data = o.get('data', {})
+        if 'text/markdown' in data: return re.sub(r'<details(?![^>]*markdown)', '<details markdown="1"', cm_lists(plain_md(_txt(data['text/markdown']))))
+        if 'text/html' in data: return _txt(data['text/html'])
+        if 'image/svg+xml' in data: return _txt(data['image/svg+xml'])
+        for mt in _img_mimes:
+            if mt in data: return self.image(mt, data[mt])
+        if 'text/plain' in data: return _fence(_txt(data['text/plain']))
+        return ''
 
-def out_html(o):
-    "An output as HTML: markdown rendered, HTML and SVG as-is, images inline, plain text escaped"
-    t = o.get('output_type')
-    if t=='stream': return _esc_pre(_re_ansi.sub('', _txt(o.text)), f'out {o.get("name", "stdout")}')
-    if t=='error': return _esc_pre(_re_ansi.sub('', '\n'.join(o.get('traceback', []))) or f"{o.ename}: {o.evalue}", 'out error')
-    data = o.get('data', {})
-    if 'text/html' in data: return f'<div class="out html">{_txt(data["text/html"])}</div>'
-    if 'text/markdown' in data: return f'<div class="out md">{md2html(_txt(data["text/markdown"]))}</div>'
-    if 'image/svg+xml' in data: return f'<div class="out img">{_txt(data["image/svg+xml"])}</div>'
-    for mt in _img_mimes:
-        if mt in data: return f'<div class="out img"><img src="data:{mt};base64,{_txt(data[mt]).strip()}"></div>'
-    if 'text/plain' in data: return _esc_pre(_txt(data['text/plain']), 'out')
-    return ''
+    def cell(self, c, d, src):
+        if c.cell_type=='markdown': return cm_lists(plain_md(src)).strip()
+        if c.cell_type!='code': return ''
+        res = []
+        if src.strip() and d.get('echo')!='false':
+            code = _fence(src, 'python')
+            if c.get('exported_'): code = f'<details class="exported" markdown="1"><summary>Exported source</summary>\n\n{code}\n\n</details>'
+            res.append(code)
+        outs = [s.strip() for o in outputs(c, d) if (s := self.out(o)).strip()]
+        if outs:
+            cls = 'doc' if _is_showdoc(src) else 'cell-output'
+            res.append(f'<div class="{cls}" markdown="1">\n\n' + '\n\n'.join(outs) + '\n\n</div>')
+        return '\n\n'.join(res)
 
-def _is_showdoc(src): return src.lstrip().startswith('show_doc(')
-
-def cell_html(c, d, src):
-    if c.cell_type=='markdown': return md2html(src)
-    if c.cell_type!='code': return ''
-    res = []
-    if src.strip() and d.get('echo')!='false':
-        code = md2html(f'```python\n{src}\n```')
-        if ex := c.get('exported_'):
-            # open under a `show_doc`; imports and private helpers start folded
-            code = f'<details class="exported"{" open" if c.get("documented_") else ""}><summary>Exported source</summary>{code}</details>'
-        res.append(f'<div class="src">{code}</div>')
-    outs = ''.join(out_html(o) for o in outputs(c, d))
-    if outs: res.append(f'<div class="{"doc" if _is_showdoc(src) else "outs"}">{outs}</div>')
-    return f'<div class="cell">{"".join(res)}</div>' if res else ''
-
-def _strip_tags(s): return html.unescape(re.sub(r'<[^>]+>', '', s))
-def slug(s): return re.sub(r'[^\w.\-]', '', re.sub(r'\s+', '-', s.strip().lower()))
-
-_re_h = re.compile(r'<h([1-6]) id="([^"]*)">(.*?)(?:<a class="anchor-link" href="#[^"]*">&#182;</a>)?</h\1>', re.S)
-
-def fix_headings(body):
-    "Quarto-style heading ids (lower case, as nbdev's doc links expect), unique in the page, with a hover anchor"
-    seen,toc = set(),[]
-    def f(m):
-        lvl,inner = m[1],m[3]
-        base = slug(_strip_tags(inner)) or 'section'
-        i,n = base,1
-        while i in seen: i,n = f'{base}-{n}',n+1
-        seen.add(i)
-        if lvl in '23': toc.append((int(lvl), i, _strip_tags(inner)))
-        return f'<h{lvl} id="{i}">{inner}<a class="anchor" href="#{i}">#</a></h{lvl}>'
-    return _re_h.sub(f, body), toc
-
-def nb2html(nb):
-    "Processed notebook `nb` as page body HTML, and its table of contents"
-    body = ''.join(cell_html(*o) for o in cells(nb))
-    if err := getattr(nb, 'build_error_', None):
-        body = f'<div class="warn">Signatures are missing: running this notebook\'s exported code failed.<pre>{html.escape(err)}</pre></div>' + body
-    return fix_headings(body)
-
-_page = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title_txt} – {site}</title><meta name="description" content="{desc}"><link rel="stylesheet" href="style.css"></head>
-<body><nav class="sidebar"><a class="brand" href="index.html">{site}</a><ul>{nav}</ul></nav>
-<main><header><h1 class="title">{title}</h1>{desc_p}</header>
-{body}
-<footer>Built from <code>nbs/{nb}</code> by <code>tools/build_docs.py</code>.</footer></main></body></html>
-"""
-
-def nav_html(pages, cur, toc):
-    def item(p):
-        if p.name!=cur: return f'<li><a href="{p.name}">{html.escape(p.title)}</a></li>'
-        sub = ''.join(f'<li class="toc{lvl}"><a href="#{i}">{html.escape(t)}</a></li>' for lvl,i,t in toc)
-        return f'<li class="active"><a href="{p.name}">{html.escape(p.title)}</a>' + (f'<ul class="toc">{sub}</ul>' if sub else '') + '</li>'
-    return ''.join(map(item, pages))
+    def render(self):
+        # the title as front matter, as Quarto's `.html.md` pages have it: the theme shows it as the page's heading,
+        # so no `<h1 id="chat">` takes the anchor nbdev's links give the `Chat` entry
+        fm = '\n'.join(f'{k}: {json.dumps(v)}' for k,v in dict(title=self.title, description=self.description).items() if v)
+        res = [f'---\n{fm}\n---']
+        if self.description: res.append(f'> {self.description}')
+        if err := getattr(self.nb, 'build_error_', None):
+            res.append(f'!!! warning "Signatures are missing: running this notebook\'s exported code failed"\n\n    {err}')
+        res += [self.cell(*o) for o in cells(self.nb)]
+        return '\n\n'.join(o for o in res if o) + '\n'
 
 def _error_nb(fn, e):
     "A stand-in for a notebook that can't be read or processed, so the page still exists and says why"
@@ -307,90 +362,133 @@ def _error_nb(fn, e):
     nb.cells = [AttrDict(cell_type='markdown', source=f'**This notebook could not be processed:**\n\n```\n{e}\n```')]
     return nb
 
-def build_site(dest=None):
-    "Write one HTML page per notebook, a sidebar linking them all, and the CSS into `dest` (default: `doc_path`)"
-    dest = Path(dest or cfg().doc_path)
-    shutil.rmtree(dest, ignore_errors=True)
-    dest.mkdir(parents=True)
-    site = cfg().get('title') or cfg().lib_name
-    nbs = {}
+def make_pages():
+    res = []
     for fn in doc_nbs():
-        try: nbs[fn] = proc_nb(fn)
+        try: nb = proc_nb(fn)
         except Exception as e:
             print(f'warning: {fn.name} could not be processed:\n{traceback.format_exc()}', file=sys.stderr)
-            nbs[fn] = _error_nb(fn, f'{type(e).__name__}: {e}')
-    pages = [AttrDict(fn=fn, name=page_name(fn), title=frontmatter(nb).title or fn.stem) for fn,nb in nbs.items()]
-    for p in pages:
-        nb = nbs[p.fn]
-        body,toc = nb2html(nb)
-        desc = frontmatter(nb).description
-        (dest/p.name).write_text(_page.format(
-            title=html.escape(p.title), title_txt=html.escape(_strip_tags(inline_md(p.title))), site=html.escape(site),
-            desc=html.escape(_strip_tags(inline_md(desc))), nb=p.fn.name, body=body, nav=nav_html(pages, p.name, toc),
-            desc_p=f'<p class="description">{inline_md(desc)}</p>' if desc else ''))
-    (dest/'style.css').write_text(css())
-    print(f'Wrote {len(pages)} page(s) to {dest}: ' + ', '.join(p.name for p in pages))
+            nb = _error_nb(fn, f'{type(e).__name__}: {e}')
+        res.append(Page(fn, nb))
+    anchors = {p.name: p.anchors for p in res}
+    for p in res: p.md = relink(p.md, anchors, lambda page, anc: page.replace('.html', '.md') + (f'#{anc}' if anc else ''), anchors)
+    return res
+
+# ---- site: mkdocs-material over the pages
+def mkdocs_config(pages, docs_dir, site_dir):
+    c = cfg()
+    return dict(
+        site_name=c.get('title') or c.lib_name, site_description=c.get('description') or '',
+        site_url=(doc_url()+'/') if doc_url() else None, repo_url=git_url() or None, edit_uri='',
+        docs_dir=str(docs_dir), site_dir=str(site_dir), use_directory_urls=False,  # pages open from the file system too
+        nav=[{p.title: f'{p.stem}.md'} for p in pages], extra_css=['styles.css'],
+        theme=dict(name='material', font=False,  # no web fonts: the site makes no request outside itself
+                   features=['navigation.footer', 'navigation.top', 'navigation.tracking', 'toc.follow',
+                             'search.highlight', 'content.code.copy'],
+                   palette=dict(primary='blue grey', accent='deep orange')),
+        # a static search index (search/search_index.json), searched in the browser: it needs the site served (browsers
+        # run no workers from file://), e.g. `python -m http.server -d _docs`; material's `offline` plugin would make
+        # it work from files too, but loads a script from a CDN, and the site makes no outside request
+        plugins=['search'],
+        markdown_extensions=['admonition', 'attr_list', 'md_in_html', 'tables', 'footnotes', 'pymdownx.details',
+            {'pymdownx.highlight': dict(use_pygments=True)}, 'pymdownx.superfences', 'pymdownx.inlinehilite',
+            {'toc': dict(permalink='#', toc_depth=3)}],
+        validation=dict(links=dict(anchors='warn', not_found='warn', absolute_links='info', unrecognized_links='info')))
+
+def run_mkdocs(pages, site_dir):
+    "Write the pages, their images and the CSS to a temporary docs dir, and build the site from it"
+    import logging
+    from mkdocs.config import load_config
+    from mkdocs.commands.build import build
+    import yaml
+    with tempfile.TemporaryDirectory() as td:
+        docs_dir = Path(td)/'docs'
+        docs_dir.mkdir()
+        for p in pages:
+            (docs_dir/f'{p.stem}.md').write_text(p.md)
+            for nm,b in p.images.items():
+                (docs_dir/nm).parent.mkdir(exist_ok=True)
+                (docs_dir/nm).write_bytes(b)
+        shutil.copy(cfg().nbs_path/'styles.css', docs_dir/'styles.css')
+        (Path(td)/'mkdocs.yml').write_text(yaml.safe_dump(mkdocs_config(pages, docs_dir, site_dir), sort_keys=False))
+        conf = load_config(str(Path(td)/'mkdocs.yml'))
+        conf.mdx_configs['toc']['slugify'] = lambda s, sep: slug(s)  # the ids nbdev's doc links use
+        logging.getLogger('mkdocs').setLevel(logging.ERROR)  # its link warnings are checked below, on the output
+        build(conf)
+
+def md_page(p):
+    "A page's markdown as served next to it (`chat.html.md`), links pointing at the other `.html.md` pages"
+    return re.sub(r'\]\(([\w.-]+)\.md(#[^)]*)?\)', r'](\1.html.md\2)', p.md)
+
+def llms_txt(pages):
+    "An index of the markdown pages for language models (llmstxt.org), relative unless `Documentation` is set"
+    c,base = cfg(),(doc_url()+'/' if doc_url() else '')
+    res = [f'# {c.get("title") or c.lib_name}', f'> {c.get("description") or ""}', '## Docs']
+    res.append('\n'.join(f'- [{p.title}]({base}{p.name}.md)' + (f': {p.description}' if p.description else '') for p in pages))
+    return '\n\n'.join(res) + '\n'
+
+def build_site(dest=None):
+    "The site in `dest` (default: `doc_path`): an HTML page and a `.html.md` page per notebook, `llms.txt`, search"
+    dest = Path(dest or cfg().doc_path).absolute()
+    t0 = time.perf_counter()
+    pages = make_pages()
+    t1 = time.perf_counter()
+    shutil.rmtree(dest, ignore_errors=True)
+    run_mkdocs(pages, dest)
+    if not doc_url(): (dest/'404.html').unlink(missing_ok=True)  # only a web server at a known address uses it
+    for p in pages: (dest/f'{p.name}.md').write_text(md_page(p))
+    (dest/'llms.txt').write_text(llms_txt(pages))
+    t2 = time.perf_counter()
+    print(f'Wrote {len(pages)} page(s) to {dest} in {t2-t0:.1f}s (notebooks {t1-t0:.1f}s, mkdocs {t2-t1:.1f}s): '
+          + ', '.join(p.name for p in pages))
     return dest
 
-def css():
-    from pygments.formatters import HtmlFormatter
-    return _css + HtmlFormatter(style='friendly').get_style_defs('.highlight')
+# ---- link check
+class _Links(__import__('html.parser').parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids,self.links = set(),[]
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get('id'): self.ids.add(a['id'])
+        if tag=='a' and a.get('name'): self.ids.add(a['name'])
+        for k in ('href', 'src'):
+            if a.get(k) is not None and not (tag=='link' and a.get('rel')=='preconnect'): self.links.append(a[k])
 
-_css = """
-:root { --fg:#1f2328; --muted:#59636e; --line:#d1d9e0; --bg2:#f6f8fa; --accent:#2f6fb3; }
-* { box-sizing: border-box; }
-body { margin:0; display:flex; font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--fg); }
-.sidebar { position:sticky; top:0; height:100vh; overflow:auto; flex:0 0 240px; padding:1.2rem 1rem; background:var(--bg2); border-right:1px solid var(--line); }
-.sidebar .brand { display:block; font-weight:700; font-size:1.3rem; color:var(--fg); text-decoration:none; margin-bottom:1rem; }
-.sidebar ul { list-style:none; margin:0; padding:0; }
-.sidebar li a { display:block; padding:.2rem .5rem; border-radius:4px; color:var(--fg); text-decoration:none; }
-.sidebar li a:hover { background:#e6eaef; }
-.sidebar li.active > a { background:var(--accent); color:#fff; }
-.sidebar ul.toc { margin:.2rem 0 .4rem .6rem; font-size:.88rem; border-left:2px solid var(--line); }
-.sidebar ul.toc li.toc3 { padding-left:.8rem; }
-.sidebar ul.toc a { color:var(--muted); padding:.1rem .5rem; }
-main { flex:1; min-width:0; max-width:980px; padding:1.5rem 2.5rem 4rem; }
-header { margin-bottom:1.5rem; border-bottom:1px solid var(--line); }
-h1.title { margin:.2rem 0 .3rem; font-size:2.2rem; }
-.description { color:var(--muted); font-size:1.15rem; margin-top:0; }
-h2 { margin-top:2.2rem; border-bottom:1px solid var(--line); padding-bottom:.2rem; }
-h1 a.anchor, h2 a.anchor, h3 a.anchor, h4 a.anchor { visibility:hidden; margin-left:.4rem; color:var(--muted); text-decoration:none; font-weight:400; }
-h1:hover a.anchor, h2:hover a.anchor, h3:hover a.anchor, h4:hover a.anchor { visibility:visible; }
-a { color:var(--accent); }
-code { background:var(--bg2); padding:.1em .3em; border-radius:4px; font-size:.9em; }
-pre code, .highlight code { background:none; padding:0; }
-pre, .highlight pre { overflow:auto; font:13.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; margin:0; }
-.cell { margin:1rem 0; }
-.highlight { background:var(--bg2); border:1px solid var(--line); border-radius:6px; padding:.6rem .8rem; margin:.6rem 0; }
-.src .highlight { margin:0; }
-.outs { margin:.2rem 0 0 .8rem; border-left:3px solid #f0b090; padding:.2rem 0 .2rem .8rem; overflow:auto; }
-pre.out { white-space:pre-wrap; word-break:break-word; }
-pre.stderr { color:#8a5a00; }
-pre.error { color:#b42318; }
-.doc { border:1px solid var(--line); border-radius:8px; padding:.2rem 1.2rem .6rem; box-shadow:0 1px 3px rgba(0,0,0,.06); }
-.doc hr { display:none; }
-.doc h3 { margin:.6rem 0; font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
-.doc a[href*="github.com"] { float:right; font-size:.85rem; }
-.doc .highlight { border:none; padding:.5rem .8rem; }
-details.exported { margin-top:.3rem; }
-details.exported summary { cursor:pointer; color:var(--muted); font-size:.9rem; }
-table { border-collapse:collapse; margin:.6rem 0; font-size:.92rem; display:block; max-width:100%; overflow-x:auto; }
-table.params { display:table; width:100%; table-layout:fixed; }
-table.params th:first-child { width:22%; } table.params th:nth-child(2) { width:26%; } table.params th:nth-child(3) { width:14%; }
-table.params td { overflow-wrap:anywhere; }
-table.params code { background:none; padding:0; }
-th, td { border:1px solid var(--line); padding:.3rem .6rem; text-align:left; vertical-align:top; }
-th { background:var(--bg2); }
-blockquote { margin:0; padding:.1rem 1rem; color:var(--muted); border-left:4px solid var(--line); }
-img { max-width:100%; }
-.warn { background:#fff5e6; border:1px solid #f0c070; border-radius:6px; padding:.5rem 1rem; }
-footer { margin-top:3rem; color:var(--muted); font-size:.85rem; }
-@media (max-width:800px) { body { display:block; } .sidebar { position:static; height:auto; } main { padding:1rem; } }
-"""
+def _parse(fn):
+    p = _Links()
+    p.feed(fn.read_text(errors='replace'))
+    return p
+
+def broken_links(site):
+    """Every internal link in the built site's HTML pages that points at a missing file or a missing anchor, as
+    'page: link' strings; external links (with a scheme or `//`) are not followed"""
+    site,res,parsed = Path(site),[],{}
+    def get(fn):
+        if fn not in parsed: parsed[fn] = _parse(fn)
+        return parsed[fn]
+    for fn in sorted(site.rglob('*.html')):
+        for l in get(fn).links:
+            if not l or re.match(r'[a-z][\w+.-]*:|//', l, re.I): continue
+            path,_,anc = l.partition('#')
+            path = path.split('?')[0]
+            tgt = (fn.parent/path).resolve() if path else fn
+            rel = fn.relative_to(site)
+            if path and (tgt.is_dir() and not (tgt/'index.html').exists() or not tgt.exists()): res.append(f'{rel}: {l} (no such file)')
+            elif anc and tgt.suffix=='.html' and anc not in get(tgt if tgt.is_file() else tgt/'index.html').ids:
+                res.append(f'{rel}: {l} (no such anchor)')
+    return res
+
+def check_site(site):
+    bad = broken_links(site)
+    for o in bad: print(f'broken link: {o}', file=sys.stderr)
+    print(f'{len(bad)} broken internal link(s) in {site}')
+    return not bad
 
 def main(what=None, dest=None):
-    if what not in (None, 'readme', 'site') or (dest and what!='site'): sys.exit(__doc__)
+    if what not in (None, 'readme', 'site', 'check') or (dest and what not in ('site', 'check')): sys.exit(__doc__)
     if what in (None, 'readme'): write_readme()
-    if what in (None, 'site'): build_site(dest)
+    if what in (None, 'site'): dest = build_site(dest)
+    if what in (None, 'site', 'check') and not check_site(dest or cfg().doc_path): sys.exit(1)
 
 if __name__ == '__main__': main(*sys.argv[1:3])

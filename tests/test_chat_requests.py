@@ -1,0 +1,85 @@
+"What a Chat sends: tools given to one call, API keys never leaking, tool_reminder, markup, temp vs think, blank messages."
+import io, json, logging, warnings
+from contextlib import redirect_stdout
+import pytest
+from lisette import *
+from lisette.history import check_hist
+from lisette.testing import Reply
+
+def add(a:int, b:int=0) -> int:
+    "Add two numbers"
+    return a + b
+
+# ---- tools given to one call
+
+def test_tools_for_one_call(proto):
+    fp, m, kw = proto
+    def mul(a:int, b:int) -> int:
+        "Multiply"
+        return a*b
+    fp.queue(Reply(tool_calls=[('mul', {'a': 3, 'b': 4})]), "12", "plain")
+    chat = Chat(m, tools=[add], **kw)
+    chat("3*4?", tools=[mul])
+    assert chat.hist[2]['content'] == '12'
+    assert [t.get('function', t)['name'] for t in fp.bodies[0]['tools']] == ['mul']
+    chat("again")
+    assert [t.get('function', t)['name'] for t in fp.last['tools']] == ['add']  # the chat's own tools are back
+
+# ---- API keys never leak
+
+def test_api_key_never_shown(proto, caplog):
+    fp, m, kw = proto
+    secret = 'sk-live-SECRET-1234567890'
+    kw = {**kw, 'api_key': secret}
+    fp.queue(Reply("Adding.", tool_calls=[('add', {'a': 1, 'b': 2})]), "3", Reply(status=401, error='Incorrect API key provided: nope'))
+    caplog.set_level(logging.DEBUG)
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        chat = Chat(m, tools=[add], **kw)
+        fmt = StreamFormatter()
+        for o in chat("add", stream=True): fmt.format_item(o)
+        try: chat("again")
+        except Exception as e: err = f"{e!r} {e}"
+    buf = io.StringIO()
+    with redirect_stdout(buf): chat.print_hist()
+    shown = [repr(chat), str(chat.__dict__.get('hist')), buf.getvalue(), fmt.outp, err, caplog.text, *[str(w.message) for w in ws],
+             repr(chat.use), chat.use.fmt()]
+    assert all(secret not in s for s in shown)
+    assert all(secret not in json.dumps(r.headers) for r in fp.requests)  # the fake provider's record masks it too
+
+# ---- tool_reminder (transient), markup, temp vs think
+
+def test_tool_reminder_is_sent_never_stored(proto):
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2}), ('add', {'a': 3})]), "done")
+    chat = Chat(m, tools=[add], tool_reminder='Remember: be brief.', **kw)
+    chat("add twice")
+    sent = json.dumps(fp.last['messages'])
+    assert sent.count('Remember: be brief.') == 1  # on the first trailing tool result only
+    assert 'Remember' not in json.dumps([x if isinstance(x, dict) else x.model_dump() for x in chat.hist])
+
+def test_markup_on_cost(proto):
+    fp, m, kw = proto
+    fp.queue(Reply("a", usage={'input': 1000, 'output': 100}), Reply("a", usage={'input': 1000, 'output': 100}))
+    plain, marked = Chat(m, **kw), Chat(m, markup=0.5, **kw)
+    plain("hi"); marked("hi")
+    assert plain.use.cost > 0 and abs(marked.use.cost - 1.5*plain.use.cost) < 1e-12
+
+def test_temp_sent_unless_thinking(fake_provider):
+    fp = fake_provider
+    fp.queue("a", "b", "c")
+    chat = Chat('anthropic/claude-sonnet-4-5', temp=0.3, api_base=fp.anthropic_base, api_key='k')
+    chat("hi"); assert fp.last['temperature'] == 0.3
+    chat("hi", temp=0.7); assert fp.last['temperature'] == 0.7
+    chat("think", think='l'); assert 'thinking' in fp.last and fp.last.get('temperature', 1) == 1
+
+# ---- blank messages never make the history invalid
+
+def test_blank_user_message_and_empty_reply(proto):
+    fp, m, kw = proto
+    fp.queue(Reply(""), "still talking")
+    chat = Chat(m, **kw)
+    chat("")                      # blank prompt: sent as '.'
+    assert chat.hist[0]['content'] == '.' and chat.hist[1].content == '.'  # empty reply stored as '.'
+    check_hist(chat.hist)
+    assert contents(chat("and now?")).content == 'still talking'

@@ -1,0 +1,45 @@
+"Structured outputs through litellm and the fake provider: docments classes, dataclasses, pydantic models."
+import json
+from dataclasses import dataclass
+import pytest
+from pydantic import BaseModel
+from lisette import *
+from lisette.testing import Reply
+
+# ---- structured outputs: docments classes, dataclasses, pydantic models
+
+class Pet(BaseModel):
+    "A pet"
+    name: str
+    age: int
+
+@dataclass
+class City:
+    "A city"
+    name: str
+    population: int
+
+class President:
+    "Information about a president"
+    def __init__(self, first:str, # first name
+                 last:str): # last name
+        self.first, self.last = first, last
+
+@pytest.mark.parametrize('cls,args,check', [
+    (Pet, {'name': 'Rex', 'age': 3}, lambda o: isinstance(o, Pet) and o.age == 3),
+    (City, {'name': 'Brisbane', 'population': 2600000}, lambda o: isinstance(o, City) and o.population == 2600000),
+    (President, {'first': 'Thomas', 'last': 'Jefferson'}, lambda o: isinstance(o, President) and o.last == 'Jefferson')])
+def test_structured(proto, cls, args, check):
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[(cls.__name__, args)]))
+    o = structured(m, [mk_msg("Tell me")], cls, **kw)
+    assert check(o)
+    tool = fp.last['tools'][0]
+    assert tool.get('function', tool)['name'] == cls.__name__
+    tc = fp.last['tool_choice']
+    assert cls.__name__ in json.dumps(tc)  # the call was forced
+
+def test_structured_without_call_is_clear(proto):
+    fp, m, kw = proto
+    fp.queue("I'd rather chat.")
+    with pytest.raises(ValueError, match='without calling `Pet`'): structured(m, [mk_msg("Tell me")], Pet, **kw)
