@@ -20,10 +20,29 @@ from .messages import random_tool_id, _get
 def lite_mk_func(f):
     "The litellm tool schema for function (or class) `f`; schema dicts pass through"
     if isinstance(f, dict): return f
+    if isinstance(s := getattr(f, '__tool_schema__', None), dict): return s  # a tool carrying its own schema (e.g. MCP)
     if not callable(f): raise TypeError(f"A tool must be a function, a class or a schema dict, not {type(f).__name__}")
     if not (getattr(f, '__doc__', None) or '').strip():
         raise ValueError(f"Tool `{getattr(f, '__name__', f)}` has no docstring: add one, it tells the model what the tool does.")
     return {'type': 'function', 'function': get_schema(f, pname='parameters')}
+
+# %% ../nbs/02_tools.ipynb #cdfd2f90
+def _tool_source(t):
+    "Where tool `t` comes from, for error messages"
+    if s := getattr(t, '__tool_source__', None): return s
+    if isinstance(t, dict): return 'a schema dict'
+    return f"Python {'class' if isinstance(t, type) else 'function'} {getattr(t, '__module__', None)}.{getattr(t, '__qualname__', t)}"
+
+def _tool_schemas(tools):
+    "The litellm schemas of `tools` (None if there are none); two tools with one name are an error naming both"
+    res, seen = [], {}
+    for t in listify(tools):
+        s = lite_mk_func(t)
+        nm = nested_idx(s, 'function', 'name') or s.get('name')
+        if nm in seen: raise ValueError(f"Two tools are named `{nm}`: {seen[nm]} and {_tool_source(t)}. Rename or leave out one of them.")
+        seen[nm] = _tool_source(t)
+        res.append(s)
+    return res or None
 
 # %% ../nbs/02_tools.ipynb #28d0e7a5
 @dataclass
@@ -103,7 +122,7 @@ def _store_result(tc_res, tcid, res, evaluate=False):
         if v is not res: src[tcid] = res
         else: src.pop(tcid, None)
 
-# %% ../nbs/02_tools.ipynb #d3470bb9
+# %% ../nbs/02_tools.ipynb #ab495cd0
 from decimal import Decimal, InvalidOperation
 from uuid import UUID
 from typing import Union, get_type_hints, get_origin, get_args, Any
@@ -156,7 +175,7 @@ def _to_custom(ann, v):
     try: return ann(v)
     except (ValueError, TypeError, InvalidOperation): raise _ArgError(f"expects {desc}, got {_show(v)}") from None
 
-# %% ../nbs/02_tools.ipynb #3cf40e89
+# %% ../nbs/02_tools.ipynb #3e78ac78
 _scalar_types = (str, int, float, bool)
 _array_types = (list, tuple, set, frozenset)
 
@@ -184,7 +203,7 @@ def _coerce(ann, v):
     try: return coerce_inputs(f, {'x': v})['x']
     except Exception as e: raise _ArgError(f"could not be made {getattr(ann, '__name__', ann)} from {_show(v)}: {type(e).__name__}: {e}") from None
 
-# %% ../nbs/02_tools.ipynb #e3f38b5e
+# %% ../nbs/02_tools.ipynb #6a7d8534
 _max_arg_depth = 100
 
 def _parse_args(args):
@@ -237,7 +256,7 @@ def _bind(func, fn, args, tc_res=None):
         except _ArgError as e: raise _ArgError(f"parameter `{k}` {e}") from None
     return res
 
-# %% ../nbs/02_tools.ipynb #339480da
+# %% ../nbs/02_tools.ipynb #75459973
 _srv_result_keys = ('web_search_results', 'tool_results')
 
 def _provider_ran(m):
@@ -252,7 +271,7 @@ def _filter_srvtools(m):
     ran = _provider_ran(m)
     return [tc for tc in (_get(m, 'tool_calls') or []) if _tc_id(tc) not in ran]
 
-# %% ../nbs/02_tools.ipynb #32c9aaad
+# %% ../nbs/02_tools.ipynb #7bec44c5
 def _schema_names(tool_schemas): return {nested_idx(o, 'function', 'name') or nested_idx(o, 'name') for o in tool_schemas or []}
 
 def _prep_call(tc, tool_schemas, ns, tc_res=None):
@@ -263,6 +282,8 @@ def _prep_call(tc, tool_schemas, ns, tc_res=None):
     if not callable(func): return None, f"Tool not found in namespace: {fn}"
     try: args = _parse_args(_tc_args(tc))
     except _ArgError as e: return None, f"Failed to parse arguments for tool {fn}: {e}"
+    # a tool carrying its own schema gets the arguments as sent (no renaming or coercion to a Python signature)
+    if hasattr(func, '__tool_schema__'): return partial(func, **(args if tc_res is None else _subst_refs(args, tc_res))), {}
     try: return func, _bind(func, fn, args, tc_res)
     except _ArgError as e: return None, f"Tool {fn} was not called: {e}. Call it again with valid arguments."
     except RecursionError: return None, f"Tool {fn} was not called: its arguments nest too deeply."
