@@ -16,7 +16,7 @@ def view(b):
     "(temperature, max output tokens) of request body `b`, in any of the four protocols"
     gc = b.get('generationConfig') or {}
     return (b.get('temperature', gc.get('temperature')),
-            b.get('max_output_tokens', b.get('max_tokens', gc.get('maxOutputTokens'))))
+            b.get('max_output_tokens', b.get('max_tokens', gc.get('maxOutputTokens', gc.get('max_output_tokens')))))
 
 def kinds(chat): return [a.kind for a in chat.adjustments]
 
@@ -43,7 +43,10 @@ def test_explicit_temp_is_sent(proto):
     fp, m, kw = proto
     fp.queue("a", "b")
     chat = Chat(m, temp=0.5, **kw)
-    chat("hi"); assert view(fp.last)[0] == 0.5
+    if 'gpt-5' in m:  # litellm: GPT-5 takes only the default temperature; left out, and reported
+        chat("hi"); assert view(fp.last)[0] is None and 'temperature' in kinds(chat)
+        return
+    chat("hi"); assert view(fp.last)[0] == 0.5 and 'temperature' not in kinds(chat)
     chat("hi", temp=0.2); assert view(fp.last)[0] == 0.2
 
 def test_max_tokens_model_max_by_default(proto):
