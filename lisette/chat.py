@@ -29,7 +29,7 @@ from .stream import _trunc_str
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream,
                                unreadable_reply, stream_finished, stream_content_type)
-from .history import check_hist, repair_hist, unresolved_tool_calls, interrupted_result
+from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result
 from .context import check_context, context_window, count_tokens, _bytes_bound
 
 # %% ../nbs/06_chat.ipynb #13535b84
@@ -344,10 +344,19 @@ def _ask(self:Chat, t):
 
 # %% ../nbs/06_chat.ipynb #7540df5e
 @patch
+def _fix_text(self:Chat, o, what):
+    "Replace lone surrogates in `o` (about to be stored: no provider would take it), reported in `adjustments` and warned"
+    if not (n := fix_surrogates(o)): return
+    msg = f"{what}: lone surrogates in {n} string(s) replaced by U+FFFD (no provider accepts them)"
+    self.__dict__.setdefault('adjustments', []).append(('surrogates', msg))
+    warnings.warn(msg, stacklevel=2)
+
+@patch
 def _record(self:Chat, t, r):
     "Add response `r` of turn `t` to the history, with its warnings and usage; returns its message"
     if t.over_cost and t.final: add_warning(r, _cost_warning(self.use, self.max_cost))
     m = self._after_response(r, t.prefill)
+    self._fix_text(m, 'reply')
     self._hist.append(m)
     u = getattr(r, 'usage', None)
     if getattr(u, 'prompt_tokens', None): self._ctx = (len(self._hist), u.prompt_tokens+(u.completion_tokens or 0))
@@ -358,6 +367,7 @@ def _record(self:Chat, t, r):
 def _tool_round(self:Chat, t, tcs):
     "Run tool calls `tcs` of turn `t` (a sub-generator): results go into the history and out to the caller"
     pairs = yield _Tools(tcs, t.schemas, t.ns)
+    for _,tr in pairs: self._fix_text(tr, f"result of tool call {tr.get('tool_call_id')!r}")
     self._hist += [tr for _,tr in pairs]
     for _,tr in pairs: yield _Out(tr)
     return pairs
