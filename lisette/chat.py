@@ -28,6 +28,8 @@ from .providers import (model_info, supported_params, has_search, adapt_request,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream)
 from .history import check_hist, repair_hist, unresolved_tool_calls, interrupted_result
 from .context import check_context, context_window, count_tokens, _bytes_bound
+from dataclasses import field
+from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
 
 # %% ../nbs/06_chat.ipynb #13535b84
 def _schema(tool):
@@ -129,6 +131,8 @@ class Chat:
         max_cost:float=None, # Spending limit in $ for this chat: then tools go off, the model wraps up, later turns raise
         repair:bool=False, # Repair an invalid `hist` (answer dangling calls, drop orphans, ...) instead of raising
         fit_context:bool=False, # Shorten the oldest tool results when a request would exceed the context window
+        stall:int=2, # Tool rounds in a row without progress (a repeated call, or only results seen before) that end the loop; the first get a note. None: off
+        page_results:int=40_000, # Tool results longer than this many characters reach the model in pages (`read_result`); None: whole
     ):
         "LiteLLM chat client."
         self.tools = listify(tools)
@@ -140,6 +144,8 @@ class Chat:
         self.use, self.last_use, self._ckpts = UsageStats(), UsageStats(), []
         store_attr('model,sp,temp,search,cache,cache_idxs,ttl,api_base,api_key,extra_headers,tc_res_eval,markup,tool_reminder,max_tokens,stream,parallel_tools,retries,max_cost,repair,fit_context')
         self.hist = hist
+        if stall is not None: StallDetector(stall)  # bad values fail here, not in the first turn
+        self.stall, self.page_results, self._steer, self._pages, self.adjustments = stall, page_results, Steering(), [], []
 
     _default_complete = staticmethod(completion)
     @property
@@ -174,6 +180,7 @@ def _place_ckpts(self:Chat, idxs):
 @patch
 def _prep_msg(self:Chat, msg=None, prefill=None):
     "Prepare the messages list for the API call"
+    self._hist += self._steer.take()  # messages interjected (`chat.interject`) since the last request
     if msg is not None:
         new = mk_msgs([msg])
         for m in new:
@@ -186,7 +193,8 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
             if 0 in idxs: sp[0] = _add_cache_control(sp[0], self.ttl)
             idxs = [o-1 if o>0 else o for o in idxs if o!=0]
         self._place_ckpts(idxs[:4-len(sp and [o for o in self.cache_idxs if o==0])])
-    res = sp + self._hist
+    h, self._pages = paged(self._hist, self.page_results)  # long tool results: their start, and how to read the rest
+    res = sp + h
     if self.tool_reminder and res and _role(res[-1])=='tool':
         i = len(res)-1
         while i>0 and _role(res[i-1])=='tool': i -= 1
@@ -233,14 +241,16 @@ def _check_context(self:Chat, schemas, max_tokens):
     if not (w := self._win[1]): return False
     # cheap upper bound: the tokens the provider counted last time (or our last bound), plus a byte bound of what was added since
     n0, t0 = self._ctx
-    est = t0 + _bytes_bound(self._hist[n0:]) if n0 is not None and n0<=len(self._hist) else _bytes_bound(self._hist, schemas, self.sp)
+    sent = lambda h: paged(h, self.page_results)[0]  # what the model gets: paged results count by their page
+    est = t0 + _bytes_bound(sent(self._hist[n0:])) if n0 is not None and n0<=len(self._hist) else _bytes_bound(sent(self._hist), schemas, self.sp)
     self._ctx, budget = (len(self._hist), est), w-(max_tokens or 0)
     if est<=budget: return False
-    n = count_tokens(self._hist, self.model, schemas, self.sp)  # the bound is loose (a byte per token): count exactly, once
+    n = count_tokens(sent(self._hist), self.model, schemas, self.sp)  # the bound is loose (a byte per token): count exactly, once
     self._ctx = (len(self._hist), n)
     if n<=budget: return False
-    h, done = check_context(self._hist, self.model, schemas, self.sp, max_tokens=max_tokens, shorten=self.fit_context, window=w)
-    if done: self._hist[:], self._ctx = h, (None, 0)
+    h, done = check_context(sent(self._hist), self.model, schemas, self.sp, max_tokens=max_tokens, shorten=self.fit_context, window=w)
+    for o in done: self._hist[o['index']] = h[o['index']]
+    if done: self._ctx = (None, 0)
     return bool(done)
 
 @patch
@@ -265,6 +275,7 @@ class _Turn:
     "The state of one turn: the request options `opts` (keywords of `_request`) and how far the loop has got"
     start:int; schemas:list; ns:dict; opts:dict; prefill:str=None; max_steps:int=2; final_prompt:dict=None; step:int=1
     msgs:list=None; pauses:int=0; final:bool=False; cwe:bool=False; over_cost:bool=False
+    stall:StallDetector=None; steer:Steering=field(default_factory=Steering); note:str=None  # loop control (`lisette.loop`)
 
 @patch
 def _tools_for(self:Chat, tools):
@@ -283,9 +294,10 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
                              "Raise `chat.max_cost` (or set it to None) to continue.")
     if not model_info(self.model).get('supports_assistant_prefill'): prefill = None
     schemas, ns = self._tools_for(tools)
-    self.last_use = UsageStats()
+    self.last_use, self.adjustments = UsageStats(), []
+    stall = StallDetector(s) if (s := opts.pop('stall', self.stall)) is not None else None  # per call, or the chat's
     return _Turn(start=len(self._hist), schemas=schemas, ns=ns, opts=opts, prefill=prefill, max_steps=max_steps,
-                 final_prompt=final_prompt, step=step)
+                 final_prompt=final_prompt, step=step, stall=stall, steer=self._steer.begin())
 
 # %% ../nbs/06_chat.ipynb #dc1cee50
 class MissingApiKeyError(litellm.AuthenticationError):
@@ -314,6 +326,7 @@ def _ask(self:Chat, t):
     attempt, waited = 0, 0.
     while True:
         if not attempt and self._check_context(t.schemas, ifnone(t.opts.get('max_tokens'), self.max_tokens)): t.msgs = self._prep_msg(None, t.prefill)
+        if self._pages: self._offer_reader(t)
         kw = self._request(t.msgs, schemas=t.schemas, **t.opts)
         if not attempt:
             check_hist(self._hist, start=min(t.start, len(self._hist)), max_ckpts=self._max_hist_ckpts())
@@ -343,24 +356,28 @@ def _record(self:Chat, t, r):
 @patch
 def _tool_round(self:Chat, t, tcs):
     "Run tool calls `tcs` of turn `t` (a sub-generator): results go into the history and out to the caller"
-    pairs = yield _Tools(tcs, t.schemas, t.ns)
+    if t.steer.stopping: pairs = [(stopped_result, mk_tc_result(tc, stopped_result)) for tc in tcs]  # `chat.stop()`: don't run them
+    else: pairs = yield _Tools(tcs, t.schemas, t.ns)
     self._hist += [tr for _,tr in pairs]
     for _,tr in pairs: yield _Out(tr)
+    self._after_round(t, tcs, pairs)
     return pairs
 
 def _next_step(t, r, tcs, pairs):
-    "What follows response `r` of turn `t`: 'stop', 'pause' (send the history back), 'final' (ask to wrap up) or 'next'"
-    if not tcs: return 'pause' if paused(r) and t.pauses<max_pauses else 'stop'
+    "What follows response `r` of turn `t`: 'stop', 'pause' (send the history back), 'steer' (answer interjections), 'final' (ask to wrap up) or 'next'"
+    if t.steer.stopping: return 'final' if tcs and not (t.final or t.steer.now) else 'stop'
+    if not tcs: return 'pause' if paused(r) and t.pauses<max_pauses else 'steer' if t.steer.pending else 'stop'
     if t.final: return 'stop'
-    if t.step>=t.max_steps or t.over_cost or any(isinstance(raw, StopResponse) for raw,_ in pairs): return 'final'
+    if t.step>=t.max_steps or t.over_cost or (t.stall and t.stall.stalled) or any(isinstance(raw, StopResponse) for raw,_ in pairs): return 'final'
     return 'next'
 
 @patch
 def _advance(self:Chat, t, step):
-    "Move turn `t` on to `step` ('pause', 'next' or 'final'); returns the messages of the next request"
+    "Move turn `t` on to `step` ('pause', 'steer', 'next' or 'final'); returns the messages of the next request"
     if step=='pause': t.pauses += 1; return self._prep_msg(None)
+    if step=='steer': return self._prep_msg(None)  # the interjections go after the answer, the model answers them
     t.step += 1
-    if step=='next': return self._prep_msg(None)
+    if step=='next': return add_note(self._prep_msg(None), t.note)
     t.final, t.opts['tool_choice'], t.opts['search'] = True, 'none', False
     fp = t.final_prompt
     return self._prep_msg(mk_msg(fp) if isinstance(fp, str) else dict(fp))
@@ -384,7 +401,46 @@ def _turn(self:Chat, msg=None, **kw):
             t.msgs = self._advance(t, step)
         ok = True
     finally:
+        t.steer.end()
         if not ok: self._repair(t.start)
+
+# %% ../nbs/06_chat.ipynb #ea4e3a22
+@patch
+def _adjusted(self:Chat, kind, detail):
+    "Record an adjustment lisette made in this turn (`chat.adjustments`)"
+    self.adjustments.append((kind, detail))
+
+@patch
+def _after_round(self:Chat, t, tcs, pairs):
+    "After a tool round of turn `t`: report the results that go in pages, and show the round to the stall detector"
+    for h in paged([tr for _,tr in pairs], self.page_results)[1]:
+        n = len(find_result([tr for _,tr in pairs], h))
+        self._adjusted('paged', f"result {h}: {n:,} characters, the model gets the first {self.page_results:,} and `read_result` for the rest")
+    if t.stall is None or t.steer.stopping: return
+    why = t.stall.check(tcs, [raw for raw,_ in pairs])
+    t.note = stall_note.format(why=why) if why and not t.stall.stalled else None
+    if why: self._adjusted('stall', f"tool round {t.step}: {why}" + ("; the loop ends (final prompt, tools off)" if t.stall.stalled else "; the model is told"))
+
+@patch
+def _offer_reader(self:Chat, t):
+    "Offer `read_result` in turn `t`, whose request has a paged result"
+    if 'read_result' in t.ns: return
+    if getattr(self, '_reader', (None,))[0]!=self.page_results:
+        f = mk_read_result(lambda h: find_result(self._hist, h), self.page_results)
+        self._reader = (self.page_results, f, lite_mk_func(f))
+    _, f, s = self._reader
+    t.schemas, t.ns = [*(t.schemas or []), s], {**t.ns, 'read_result': f}
+
+# %% ../nbs/06_chat.ipynb #164bb54e
+@patch
+def interject(self:Chat, msg):
+    "Send user message `msg` to the model with the next request of the running turn, after its current tool round (thread- and task-safe)"
+    self._steer.interject(msg)
+
+@patch
+def stop(self:Chat, now:bool=False)->bool:
+    "End the running turn at its next safe point; `now=True`: without a last request to wrap up. False when no turn is running"
+    return self._steer.stop(now)
 
 # %% ../nbs/06_chat.ipynb #20d828bd
 @patch
