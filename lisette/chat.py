@@ -20,7 +20,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_targets, _role, _nonblank
 from .tools import *
-from .tools import _exec_tool, _aexec_tool, _filter_srvtools, _tc_id
+from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id
 from .usage import UsageStats
 from .stream import *
 from .stream import _trunc_str
@@ -161,7 +161,7 @@ class Chat:
     @property
     def tools(self): return self._tools
     @tools.setter
-    def tools(self, v): self._tools = listify(v); self.tool_schemas = [lite_mk_func(t) for t in self._tools] or None
+    def tools(self, v): self._tools = listify(v); self.tool_schemas = _tool_schemas(self._tools)
 
     def print_hist(self):
         "Print each message on a different line"
@@ -281,7 +281,7 @@ class _Turn:
 def _tools_for(self:Chat, tools):
     if tools is None: return self.tool_schemas, self.ns
     tools = listify(tools)
-    return [lite_mk_func(t) for t in tools] or None, {**self.ns, **mk_ns([t for t in tools if callable(t)])}
+    return _tool_schemas(tools), {**self.ns, **mk_ns([t for t in tools if callable(t)])}
 
 @patch
 def _spent(self:Chat): return self.max_cost is not None and self.use.cost>=self.max_cost

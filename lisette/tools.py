@@ -20,10 +20,29 @@ from .messages import random_tool_id, _get
 def lite_mk_func(f):
     "The litellm tool schema for function (or class) `f`; schema dicts pass through"
     if isinstance(f, dict): return f
+    if isinstance(s := getattr(f, '__tool_schema__', None), dict): return s  # a tool carrying its own schema (e.g. MCP)
     if not callable(f): raise TypeError(f"A tool must be a function, a class or a schema dict, not {type(f).__name__}")
     if not (getattr(f, '__doc__', None) or '').strip():
         raise ValueError(f"Tool `{getattr(f, '__name__', f)}` has no docstring: add one, it tells the model what the tool does.")
     return {'type': 'function', 'function': get_schema(f, pname='parameters')}
+
+# %% ../nbs/02_tools.ipynb #cdfd2f90
+def _tool_source(t):
+    "Where tool `t` comes from, for error messages"
+    if s := getattr(t, '__tool_source__', None): return s
+    if isinstance(t, dict): return 'a schema dict'
+    return f"Python {'class' if isinstance(t, type) else 'function'} {getattr(t, '__module__', None)}.{getattr(t, '__qualname__', t)}"
+
+def _tool_schemas(tools):
+    "The litellm schemas of `tools` (None if there are none); two tools with one name are an error naming both"
+    res, seen = [], {}
+    for t in listify(tools):
+        s = lite_mk_func(t)
+        nm = nested_idx(s, 'function', 'name') or s.get('name')
+        if nm in seen: raise ValueError(f"Two tools are named `{nm}`: {seen[nm]} and {_tool_source(t)}. Rename or leave out one of them.")
+        seen[nm] = _tool_source(t)
+        res.append(s)
+    return res or None
 
 # %% ../nbs/02_tools.ipynb #28d0e7a5
 @dataclass
@@ -102,6 +121,8 @@ def _prep_call(tc, tool_schemas, ns, tc_res=None):
     try: args = _resolve_tool_refs(_tc_args(tc), tc_res)
     except json.JSONDecodeError as e: return None, f"Failed to parse arguments for tool {fn}: {e}. Arguments must be a JSON object."
     if not isinstance(args, dict): return None, f"Failed to parse arguments for tool {fn}: expected a JSON object, got {type(args).__name__}."
+    # a tool carrying its own schema gets the arguments as sent (fastcore's call_func would rename and coerce them)
+    if hasattr(func, '__tool_schema__'): return partial(func, **args), {}
     return func, args
 
 def _finish_call(tc, res, tc_res=None, tc_res_eval=False):

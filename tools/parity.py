@@ -38,18 +38,40 @@ async def async_add(a: int, b: int) -> int:
 '''
 
 CLIENT = '''
-import os, sys, json, asyncio
+import os, sys, json, asyncio, textwrap, traceback
 os.environ['LITELLM_LOCAL_MODEL_COST_MAP'] = 'True'
 sys.path.insert(0, sys.argv[3])
 from lisette import *
 from parity_tools import *
 MODEL, KW = sys.argv[1], json.loads(sys.argv[2])
-src = sys.stdin.read()
-if 'await ' in src:
-    exec(compile('async def _main():\\n' + __import__('textwrap').indent(src, '    '), '<scenario>', 'exec'))
-    asyncio.run(_main())
-else: exec(compile(src, '<scenario>', 'exec'))
+print(json.dumps({'ready': True}), flush=True)
+for line in sys.stdin:  # one scenario a line: run it, say how it went
+    src = json.loads(line)['code']
+    try:
+        if 'await ' in src:
+            exec(compile('async def _main():\\n' + textwrap.indent(src, '    '), '<scenario>', 'exec'))
+            asyncio.run(_main())
+        else: exec(compile(src, '<scenario>', 'exec'))
+        print(json.dumps({'ok': True}), flush=True)
+    except BaseException as e: print(json.dumps({'ok': False, 'err': f'{type(e).__name__}: {e}'[:400]}), flush=True)
 '''
+
+class Client:
+    "A client process of one library (its venv's python) for one protocol: imports once, then runs scenarios on request"
+    def __init__(self, py, model, kw, tooldir):
+        # cwd: not our checkout, whose lisette/ would shadow the original's
+        self.p = subprocess.Popen([str(py), '-c', CLIENT, model, json.dumps(kw), tooldir], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tooldir)
+        self._read()
+    def _read(self):
+        for line in self.p.stdout:
+            if line.startswith('{'): return json.loads(line)
+        raise RuntimeError(f"parity client exited ({self.p.wait()})")
+    def run(self, code):
+        self.p.stdin.write(json.dumps({'code': code})+'\n'); self.p.stdin.flush()
+        r = self._read()
+        return None if r['ok'] else r['err']
+    def close(self): self.p.kill()
 
 def _protos(fp):
     "(name, model, Chat kwargs) per protocol the fake provider speaks"
@@ -100,11 +122,11 @@ def _venv(path):
         subprocess.run([str(py), '-m', 'pip', 'install', '-q', f'lisette=={ORIG_VERSION}', f'litellm=={litellm.__version__}'], check=True)
     return py
 
-def run(py, fp, model, kw, replies, code, tooldir):
-    "Bodies `fp` receives when `py` runs `code`; the client's stderr tail on failure"
+def run(client, fp, replies, code):
+    "Bodies `fp` receives when `client` runs `code`, and the client's error if any"
     fp.reset(); fp.queue(*[r if isinstance(r, Reply) else Reply(r) for r in replies])
-    p = subprocess.run([str(py), '-c', CLIENT, model, json.dumps(kw), tooldir], input=code, text=True, capture_output=True, timeout=180, cwd=tooldir)  # cwd: not our checkout, whose lisette/ would shadow the original's
-    return [r.body for r in fp.requests], (None if p.returncode==0 else p.stderr.strip().splitlines()[-1:])
+    err = client.run(code)
+    return [r.body for r in fp.requests], err
 
 def _dump(o): return json.dumps(o, indent=1, sort_keys=True, default=str).splitlines()
 
@@ -121,17 +143,20 @@ def main():
         (Path(td)/'parity_tools.py').write_text(TOOLS)
         for pname, model, kw in _protos(fp):
             if a.proto and pname not in a.proto: continue
-            for n in names:
-                replies, code = SCENARIOS[n]
-                ob, oerr = run(orig, fp, model, kw, replies, code, td)
-                wb, werr = run(ours, fp, model, kw, replies, code, td)
-                saved[f'{pname}/{n}'] = ob
-                if oerr or werr: print(f"{pname:9} {n:13} ERROR original={oerr} ours={werr}")
-                d = list(difflib.unified_diff(_dump(ob), _dump(wb), 'original', 'ours', n=2, lineterm=''))
-                if not d: same += 1; print(f"{pname:9} {n:13} same ({len(ob)} requests)"); continue
-                diff += 1
-                print(f"{pname:9} {n:13} DIFFERENT ({len(ob)} vs {len(wb)} requests)" + (f"  [deviation: {DEVIATIONS[n]}]" if n in DEVIATIONS else ''))
-                print(textwrap.indent('\n'.join(d if a.v else d[:40]), '    '))
+            oc, wc = Client(orig, model, kw, td), Client(ours, model, kw, td)
+            try:
+                for n in names:
+                    replies, code = SCENARIOS[n]
+                    ob, oerr = run(oc, fp, replies, code)
+                    wb, werr = run(wc, fp, replies, code)
+                    saved[f'{pname}/{n}'] = ob
+                    if oerr or werr: print(f"{pname:9} {n:13} ERROR original={oerr} ours={werr}")
+                    d = list(difflib.unified_diff(_dump(ob), _dump(wb), 'original', 'ours', n=2, lineterm=''))
+                    if not d: same += 1; print(f"{pname:9} {n:13} same ({len(ob)} requests)"); continue
+                    diff += 1
+                    print(f"{pname:9} {n:13} DIFFERENT ({len(ob)} vs {len(wb)} requests)" + (f"  [deviation: {DEVIATIONS[n]}]" if n in DEVIATIONS else ''))
+                    print(textwrap.indent('\n'.join(d if a.v else d[:40]), '    '))
+            finally: oc.close(); wc.close()
     print(f"\n{same} same, {diff} different")
     if a.save: Path(a.save).write_text(json.dumps(saved, indent=1, sort_keys=True, default=str))
 
