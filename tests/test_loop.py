@@ -1,13 +1,17 @@
 """Loop control through the fake provider: stall detection, steering a running turn (interject, stop) from another
 thread or task, and paged tool results read back with `read_result`. Rendezvous inside tools and responders use
-events, never sleeps, so each interjection or stop lands at a known point."""
+events, never sleeps, so each interjection or stop lands at a known point.
+Stalls and pages are adjustments: the first of each kind warns (`AdjustmentWarning`), all are in `chat.adjustments`."""
 import asyncio, json, random, re, threading
 import pytest
 from lisette import Chat, AsyncChat, contents, mk_msg
 from lisette.history import check_hist
+from lisette.chat import AdjustmentWarning
 from lisette.loop import stall_note, stopped_result, page_note
 from lisette.messages import _role
 from lisette.testing import Reply
+
+pytestmark = pytest.mark.filterwarnings('ignore::lisette.chat.AdjustmentWarning')  # asserted where it matters
 
 try: from lisette.testing import conversation
 except ImportError:  # before the fake provider read all four protocols
@@ -28,6 +32,7 @@ def results_of(body): return [txt for t in conversation(body) for _,txt in t['re
 def tool_names(body): return [t.get('name') or t.get('function', {}).get('name') for t in body.get('tools') or []]
 def tools_off(body): return body.get('tool_choice') in ('none', {'type': 'none'}) or not body.get('tools')
 def roles(chat): return [_role(m) for m in chat.hist]
+def adjusted(chat, kind): return [a.detail for a in chat.adjustments if a.kind==kind]
 def texts(chat): return [m.get('content') if isinstance(m, dict) else m.content for m in chat.hist]
 
 def get_page(n:int) -> str:
@@ -43,7 +48,7 @@ def test_stall_stops_a_looping_model(proto):
     fp, m, kw = proto
     fp.respond_with(looper)
     chat = Chat(m, tools=[get_page], **kw)
-    r = chat("Read the report.", max_steps=10)
+    with pytest.warns(AdjustmentWarning, match='stall: tool round 2: repeated get_page'): r = chat("Read the report.", max_steps=10)
     assert contents(r).content == "I give up: page 1 says nothing new."
     bs = fp.bodies
     assert len(bs) == 4  # call, repeat (noted), repeat again (loop ends), final answer: far below max_steps
@@ -52,8 +57,7 @@ def test_stall_stops_a_looping_model(proto):
     assert note in results_of(bs[2])[-1]
     assert tools_off(bs[3]) and 'You have used all your tool calls' in conversation(bs[3])[-1]['text']
     assert not any(stall_note[:30] in str(c) for c in texts(chat))  # the note was never stored
-    assert [k for k,_ in chat.adjustments] == ['stall', 'stall']
-    assert 'the loop ends' in chat.adjustments[-1][1]
+    assert len(adjusted(chat, 'stall')) == 2 and 'the loop ends' in adjusted(chat, 'stall')[-1]
     check_hist(chat.hist)
 
 def test_stall_off_and_per_call(proto):
@@ -61,10 +65,10 @@ def test_stall_off_and_per_call(proto):
     fp.respond_with(looper)
     chat = Chat(m, tools=[get_page], stall=None, **kw)
     chat("Read the report.", max_steps=4)
-    assert len(fp.bodies) == 5 and chat.adjustments == []  # only max_steps ended it
+    assert len(fp.bodies) == 5 and adjusted(chat, 'stall') == []  # only max_steps ended it
     fp.reset(); fp.respond_with(looper)
     chat("Read it again.", max_steps=10, stall=3)  # per call: two notes, then the end
-    assert len(fp.bodies) == 5 and [k for k,_ in chat.adjustments] == ['stall']*3
+    assert len(fp.bodies) == 5 and len(adjusted(chat, 'stall')) == 3
     fp.reset(); fp.respond_with(looper)
     Chat(m, tools=[get_page], stall=3, **kw)("Read.", max_steps=10, stall=None)
     assert len(fp.bodies) == 11
@@ -320,5 +324,5 @@ def test_paged_result_read_back_completely(proto):
     assert 'read_result' not in tool_names(bs[0]) and all('read_result' in tool_names(b) for b in bs[1:])
     assert max(len(r) for b in bs for r in results_of(b)) < 40_000 + 300  # no request carried a result much over a page
     assert chat.hist[2]['content'] == big  # the history keeps it whole
-    assert [k for k,_ in chat.adjustments] == ['paged']
+    assert len(adjusted(chat, 'paged')) == 1
     check_hist(chat.hist)
