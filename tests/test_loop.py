@@ -2,11 +2,12 @@
 thread or task, and paged tool results read back with `read_result`. Rendezvous inside tools and responders use
 events, never sleeps, so each interjection or stop lands at a known point.
 Stalls and pages are adjustments: the first of each kind warns (`AdjustmentWarning`), all are in `chat.adjustments`."""
-import asyncio, json, random, re, threading
+import asyncio, json, random, re, threading, warnings
 import pytest
 from lisette import Chat, AsyncChat, contents, mk_msg
 from lisette.history import check_hist
 from lisette.chat import AdjustmentWarning
+from lisette.context import ContextWindowWarning
 from lisette.loop import stall_note, stopped_result, page_note
 from lisette.messages import _role
 from lisette.testing import Reply
@@ -326,3 +327,37 @@ def test_paged_result_read_back_completely(proto):
     assert chat.hist[2]['content'] == big  # the history keeps it whole
     assert len(adjusted(chat, 'paged')) == 1
     check_hist(chat.hist)
+
+def count_chars(text:str) -> int:
+    "Count the characters of a text"
+    return len(text)
+
+def test_paged_result_whole_for_refs_saving_and_display(proto, tmp_path):
+    "tc_refs pass the whole result on, a saved chat keeps it whole, the stream shows it whole; the model only got a page"
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[dict(name='dump', arguments={}, id='toolu_dump')]),
+             Reply(tool_calls=[dict(name='count_chars', arguments={'text': '$`toolu_dump`'}, id='toolu_count')]), "Counted.")
+    chat = Chat(m, tools=[dump, count_chars], tc_refs=True, **kw)
+    outs = list(chat("Dump, then count it.", max_steps=5, stream=True))
+    assert chat.tc_res['toolu_dump'] == big and chat.tc_res['toolu_count'] == 200_000
+    shown = [o for o in outs if isinstance(o, dict) and o.get('tool_call_id')=='toolu_dump'][0]
+    assert big in shown['content'][-1]['text']  # what the caller (and display) gets is whole
+    sent = [r for r in results_of(fp.bodies[1]) if 'toolu_dump' in r][0]
+    assert len(sent) < 40_500 and "read_result(handle='toolu_dump', offset=40000)" in sent
+    chat.save(tmp_path/'c.json')
+    c2 = Chat.load(tmp_path/'c.json')
+    assert c2.hist[2]['content'][-1]['text'] == big and c2.page_results == 40_000 and c2.stall == 2
+    check_hist(c2.hist)
+
+def test_paging_off_and_small_results(proto):
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[('dump', {})]), "Whole.", Reply(tool_calls=[('count_chars', {'text': 'abc'})]), "Small.")
+    chat = Chat(m, tools=[dump, count_chars], page_results=None, **kw)
+    with pytest.warns(ContextWindowWarning, match='likely reject it'): chat("Dump.")  # 200k characters, ~200k tokens
+    assert big in results_of(fp.bodies[1]) and 'read_result' not in tool_names(fp.bodies[1])
+    chat.page_results = 40_000
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', ContextWindowWarning)
+        chat("Count abc.")  # the dump from before is paged from now on (so it fits), and read_result offered
+    assert 'read_result' in tool_names(fp.bodies[3]) and results_of(fp.bodies[3])[-1] == '3'
+    assert all(len(r) < 40_500 for r in results_of(fp.bodies[3]))
