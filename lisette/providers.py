@@ -9,7 +9,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
            'adapt_request']
 
-# %% ../nbs/04_providers.ipynb #a99735df
+# %% ../nbs/04_providers.ipynb #d4838d21
 import base64, functools, json, os, time
 from pathlib import Path
 import litellm
@@ -17,7 +17,7 @@ from fastcore.utils import *
 from .usage import quiet_litellm
 from .messages import _get
 
-# %% ../nbs/04_providers.ipynb #3553a273
+# %% ../nbs/04_providers.ipynb #788fc42d
 haik45 = 'claude-haiku-4-5'
 sonn45 = 'claude-sonnet-4-5'
 sonn46 = sonn = 'claude-sonnet-4-6'
@@ -81,12 +81,12 @@ def _register_clones():
 
 _register_clones()
 
-# %% ../nbs/04_providers.ipynb #608d1c47
+# %% ../nbs/04_providers.ipynb #2f000c31
 _search_caps = dict(supports_web_search=True)
 capability_fixes = {o: _search_caps for o in ('gpt-5.4', 'openai/gpt-5.4', 'gpt-5.4-mini', 'openai/gpt-5.4-mini', gpt54, gpt54m,
                                                codex54, codex54m, codex55, codex53spark)}
 
-# %% ../nbs/04_providers.ipynb #d625ad55
+# %% ../nbs/04_providers.ipynb #7aab9a6d
 def _per_model(f):
     "Cache `f(m)` per model; a change to litellm's model map (e.g. `register_model`) starts afresh. Callers must not mutate results."
     cache = {}
@@ -118,7 +118,7 @@ def has_search(m):
     i = model_info(m)
     return bool(i.get('supports_web_search') or i.get('search_context_cost_per_query'))
 
-# %% ../nbs/04_providers.ipynb #16925970
+# %% ../nbs/04_providers.ipynb #7ac75c93
 def _is_gpt5(m): return m.split('/')[-1].startswith('gpt-5') and m.split('/')[0] in ('openai', 'chatgpt', m)
 
 def _allow_search(kw):
@@ -148,7 +148,7 @@ def _gpt5_accepts_search():
 
 _gpt5_accepts_search()
 
-# %% ../nbs/04_providers.ipynb #83851bd6
+# %% ../nbs/04_providers.ipynb #d9b02abd
 def _ds_fills_itself():
     "Does the installed litellm add `reasoning_content` to DeepSeek assistant messages when thinking is on by default?"
     from litellm.llms.deepseek.chat.transformation import DeepSeekChatConfig
@@ -185,7 +185,7 @@ def think_kw(m:str, think)->tuple:
     if m.startswith('chatgpt/'): return dict(reasoning={'effort': e, 'summary': 'auto'}), e
     return dict(reasoning_effort=e), e
 
-# %% ../nbs/04_providers.ipynb #0942ba4e
+# %% ../nbs/04_providers.ipynb #5a1e94b8
 from functools import cache
 
 _temp_checked = {}
@@ -206,7 +206,7 @@ def _no_sampling(kw):
     if kw.get('temperature', 1)==1 or not _rejects_temperature(kw['model'], kw.get('reasoning_effort')): return kw
     return {k:v for k,v in kw.items() if k!='temperature'}
 
-# %% ../nbs/04_providers.ipynb #8f16ef22
+# %% ../nbs/04_providers.ipynb #04e53509
 @cache
 def _gemini_drops_search():
     "Does the installed litellm drop Google Search from a Gemini request that also has function tools?"
@@ -228,7 +228,7 @@ def _gemini_search_tools(kw):
     # the original lisette sets it on every Gemini search request (recorded traffic carries it); needed with tools on Gemini 3
     return kw | dict(include_server_side_tool_invocations=True)
 
-# %% ../nbs/04_providers.ipynb #52c80f0f
+# %% ../nbs/04_providers.ipynb #79b2cd60
 class CodexAuthError(Exception): "No usable ChatGPT/Codex subscription token"
 
 def _jwt_claims(tok):
@@ -257,7 +257,7 @@ def codex_auth()->dict:
         raise CodexAuthError(f"The ChatGPT token from {src} expired; run any `codex` command to refresh it, or `codex login`.")
     return dict(access_token=tok, account_id=acct or nested_idx(c, 'https://api.openai.com/auth', 'chatgpt_account_id'))
 
-# %% ../nbs/04_providers.ipynb #a3dc5c52
+# %% ../nbs/04_providers.ipynb #8fe599c6
 def _use_codex_auth():
     "Make litellm's ChatGPT provider take its token from `codex_auth` (never an interactive login)"
     from litellm.llms.chatgpt.authenticator import Authenticator
@@ -275,7 +275,7 @@ def _codex(kw):
     if kw['model'].startswith('chatgpt/'): _use_codex_auth()
     return kw
 
-# %% ../nbs/04_providers.ipynb #5348c0ee
+# %% ../nbs/04_providers.ipynb #043a1036
 def _litellm_keeps_pause():
     "Does the installed litellm report `pause_turn` itself? (then no wrapper is needed)"
     from litellm.litellm_core_utils.core_helpers import _FINISH_REASON_MAP
@@ -314,7 +314,7 @@ def paused(r):
     msg = nested_idx(r, 'choices', 0, 'message')
     return (getattr(msg, 'provider_specific_fields', None) or {}).get('stop_reason')=='pause_turn'
 
-# %% ../nbs/04_providers.ipynb #3d79507a
+# %% ../nbs/04_providers.ipynb #6b2658ae
 def supports_cache_ckpts(m:str)->bool:
     "Does model `m` take Anthropic-style `cache_control` checkpoints (Claude, direct or through Bedrock and Vertex)?"
     return 'claude' in m.lower() or m.startswith(('anthropic/', 'bedrock/', 'vertex_ai/'))
@@ -344,10 +344,84 @@ async def aclose_stream(r):
         try: await r.aclose()
         except Exception: pass
 
-# %% ../nbs/04_providers.ipynb #80298168
-_adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause]  # _codex first: the others may ask litellm about the model
+# %% ../nbs/04_providers.ipynb #e9e3cd30
+class _Delta(str): "A piece to append to the text so far"
+class _Tail(str):
+    "The text so far as `+=` inside litellm's stream wrapper sees it: `tail + delta` is just the delta"
+    def __add__(self, o): return _Delta(o)
+_tail = _Tail()
+
+def _pieces(self):
+    "The pieces of the text so far (taking over a value set before the descriptor was installed)"
+    if (ps := self.__dict__.get('_lisette_text')) is None:
+        ps = self.__dict__['_lisette_text'] = [self.__dict__.pop('response_uptil_now', '') or '']
+    return ps
+
+def _text_so_far(self):
+    ps = _pieces(self)
+    if len(ps)>1: ps[:] = [''.join(ps)]
+    return ps[0]
+
+def _get_text(self):
+    if not litellm.post_call_rules and sys._getframe(1).f_code.co_name in ('__next__', '__anext__'): return _tail
+    return _text_so_far(self)
+
+def _set_text(self, v):
+    if isinstance(v, _Delta): _pieces(self).append(str(v))
+    else: self.__dict__['_lisette_text'] = [str(v)]
+
+def _litellm_appends_text():
+    "Does litellm's stream wrapper still grow `response_uptil_now` with `+=` (one copy of the text per chunk)?"
+    import inspect
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
+    try: return 'self.response_uptil_now +=' in inspect.getsource(CustomStreamWrapper.__next__)
+    except (OSError, TypeError): return False
+
+def _linear_stream_text():
+    "Install the `response_uptil_now` descriptor on litellm's stream wrapper (idempotent)"
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
+    if isinstance(vars(CustomStreamWrapper).get('response_uptil_now'), property) or not _litellm_appends_text(): return
+    CustomStreamWrapper.response_uptil_now = property(_get_text, _set_text, doc="The streamed text so far (lisette: kept as pieces)")
+
+def _stream_text(kw):
+    if kw.get('stream'): _linear_stream_text()
+    return kw
+
+# %% ../nbs/04_providers.ipynb #7058fdbb
+_adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model
 
 def adapt_request(kw:dict)->dict:
     "Provider-specific adjustments to the litellm kwargs `kw` a `Chat` is about to send (the one place for them)"
     for f in _adapters: kw = f(kw)
     return kw
+
+# %% ../nbs/04_providers.ipynb #604d4781
+import random, sys, uuid
+
+def _gemini_ids_random():
+    "Does the installed litellm give id-less Gemini function calls ids that `random.seed` does not fix?"
+    try: from litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini import VertexGeminiConfig
+    except ImportError: return False
+    ids, st = [], random.getstate()
+    try:
+        for _ in range(2):
+            random.seed(0)
+            ids.append(VertexGeminiConfig._transform_parts([{'functionCall': {'name': 'f', 'args': {}}}], 0, None)[1][0]['id'])
+    finally: random.setstate(st)  # leave the caller's random sequence as it was
+    return ids[0]!=ids[1]
+
+# %% ../nbs/04_providers.ipynb #b778ae67
+class _SeededUUID:
+    "The `uuid` module, except that `uuid4` draws from `random` (so `patch_litellm(seed)` makes it repeatable)"
+    def __getattr__(self, k): return getattr(uuid, k)
+    @staticmethod
+    def uuid4(): return uuid.UUID(int=random.getrandbits(128), version=4)
+
+def _seed_gemini_ids(kw):
+    "Gemini tool call ids from `random`, when the installed litellm makes them unseeded (see `_gemini_ids_random`)"
+    if not kw['model'].startswith(('gemini/', 'vertex_ai/')): return kw
+    mod = sys.modules.get('litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini')
+    if mod is not None and not isinstance(getattr(mod, 'uuid', None), _SeededUUID) and _gemini_ids_random(): mod.uuid = _SeededUUID()
+    return kw
+
+_adapters.append(_seed_gemini_ids)
