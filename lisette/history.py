@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['interrupted_result', 'HistoryError', 'check_hist', 'repair_hist', 'unresolved_tool_calls', 'add_tool_results',
-           'norm_reasoning', 'norm_msg', 'norm_hist']
+           'norm_reasoning', 'norm_msg', 'norm_hist', 'fix_surrogates']
 
 # %% ../nbs/01b_history.ipynb #c45ddd2b
 import copy, json
@@ -402,3 +402,31 @@ def norm_msg(m)->dict:
 def norm_hist(hist)->list:
     "Each message of `hist` as a plain dict of our history form"
     return [norm_msg(m) for m in hist or []]
+
+# %% ../nbs/01b_history.ipynb #c6f109d2
+from functools import partial
+
+def _has_surrogate(s):
+    if s.isascii(): return False
+    try: s.encode('utf-8'); return False
+    except UnicodeEncodeError: return True
+
+def _fix_str(s): return s.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace')
+
+def fix_surrogates(o)->int:
+    "Replace lone surrogates in the strings of `o` (dicts, lists, litellm objects) in place by U+FFFD; the number of strings changed"
+    n = 0
+    def walk(o):
+        nonlocal n
+        if isinstance(o, dict): items, put = list(o.items()), o.__setitem__
+        elif isinstance(o, list): items, put = list(enumerate(o)), o.__setitem__
+        elif hasattr(o, '__dict__') and not isinstance(o, type):  # litellm objects: pydantic fields and extras too
+            ks = {*vars(o), *getattr(type(o), 'model_fields', {}), *(getattr(o, '__pydantic_extra__', None) or {})}
+            items, put = [(k, getattr(o, k, None)) for k in ks], partial(setattr, o)
+        else: return
+        for k,v in items:
+            if isinstance(v, str):
+                if _has_surrogate(v): put(k, _fix_str(v)); n += 1
+            else: walk(v)
+    walk(o)
+    return n

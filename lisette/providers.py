@@ -7,7 +7,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info',
            'supported_params', 'has_search', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
-           'adapt_request']
+           'unreadable_reply', 'stream_finished', 'stream_content_type', 'adapt_request']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, functools, json, os, time
@@ -343,6 +343,24 @@ async def aclose_stream(r):
     if callable(getattr(r, 'aclose', None)):
         try: await r.aclose()
         except Exception: pass
+
+# %% ../nbs/04_providers.ipynb #e7b5d8db
+_unreadable = ('Received response - <APIResponse [2', 'Empty or invalid response from LLM endpoint', "provider returned 'choices'",
+               'Unable to get json response', 'Traceback (most recent call last)')  # litellm's words for an unreadable 2xx reply
+
+def unreadable_reply(e)->bool:
+    "Did failure `e` come from a reply the provider sent (2xx) that litellm could not read? (then re-sending may bill twice)"
+    return any(s in str(e) for s in _unreadable)
+
+def stream_finished(r):
+    "Did the provider end litellm stream `r` itself (a finish reason)? None when `r` is not a litellm stream"
+    if not hasattr(r, 'received_finish_reason'): return None
+    return bool(r.received_finish_reason or getattr(r, 'intermittent_finish_reason', None))
+
+def stream_content_type(r):
+    "The content type the provider declared for stream `r`, if litellm kept it"
+    hs = (getattr(r, '_hidden_params', None) or {}).get('additional_headers') or {}
+    return hs.get('llm_provider-content-type') or hs.get('content-type')
 
 # %% ../nbs/04_providers.ipynb #e9e3cd30
 class _Delta(str): "A piece to append to the text so far"
