@@ -303,6 +303,8 @@ _setting_checks = dict(
              "null, a positive number of seconds, or [request, stream idle] seconds"),
     max_cost=(_opt(lambda x: _num(x) and x>=0), "a non-negative number or null"), repair=(_is(bool), "true or false"),
     fit_context=(_is(bool), "true or false"),
+    stall=(_opt(lambda x: _is(int)(x) and x>0), "a positive integer or null"),
+    page_results=(_opt(lambda x: _is(int)(x) and x>0), "a positive integer or null"),
     api_base=(_opt(lambda x: isinstance(x, str) and x.startswith(('http://', 'https://'))), "an http(s) URL or null"),
     extra_headers=(_opt(_strs), "an object of string headers or null"), callkw=(_opt(_is(dict)), "an object or null"))
 

@@ -221,7 +221,8 @@ class FakeProviderPair:
     ('temp', 'hot', 'settings.temp: expected a number or null, got "hot"'),
     ('completefunc', 'os.system', 'settings.completefunc: not a setting lisette loads from a file'),
     ('api_key', 'sk-x', 'settings.api_key: not a setting'), ('max_tokens', True, 'settings.max_tokens: expected a positive integer'),
-    ('timeout', [-1, 5], 'settings.timeout: expected null, a positive number'), ('api_base', 'file:///etc/passwd', 'settings.api_base: expected an http(s) URL')])
+    ('timeout', [-1, 5], 'settings.timeout: expected null, a positive number'), ('api_base', 'file:///etc/passwd', 'settings.api_base: expected an http(s) URL'),
+    ('stall', 0, 'settings.stall: expected a positive integer or null'), ('page_results', 'all', 'settings.page_results: expected a positive integer or null')])
 def test_saved_settings_checked(fake_provider, tmp_path, field, value, problem):
     p = _saved(tmp_path, fake_provider, **{field: value})
     if problem == 'not used':
