@@ -122,6 +122,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'lisette.interop._oa_content': ('interop.html#_oa_content', 'lisette/interop.py'),
                                  'lisette.interop._oa_part': ('interop.html#_oa_part', 'lisette/interop.py'),
                                  'lisette.interop._src': ('interop.html#_src', 'lisette/interop.py'),
+                                 'lisette.interop._strip_final': ('interop.html#_strip_final', 'lisette/interop.py'),
                                  'lisette.interop._sys_out': ('interop.html#_sys_out', 'lisette/interop.py'),
                                  'lisette.interop._url_of': ('interop.html#_url_of', 'lisette/interop.py'),
                                  'lisette.interop.chat_from_state': ('interop.html#chat_from_state', 'lisette/interop.py'),
