@@ -162,8 +162,7 @@ def _eval_turn(proto, explicit):
     chat('chain them', max_steps=5)
     return chat
 
-@pytest.mark.parametrize('explicit', [True, pytest.param(False, marks=pytest.mark.xfail(strict=True,
-    reason="needs Chat to hold `tc_res = ToolResults()` (lisette/chat.py, owned by the engine refactor)"))])
+@pytest.mark.parametrize('explicit', [True, False])
 def test_tc_res_eval_only_for_parameters_that_ask_for_objects(proto, explicit):
     "Issue 18 item 12: a str parameter gets the text the tool returned; a dict parameter the evaluated object"
     chat = _eval_turn(proto, explicit)
