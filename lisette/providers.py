@@ -7,7 +7,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info',
            'supported_params', 'has_search', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
-           'adapt_request']
+           'unreadable_reply', 'stream_finished', 'stream_content_type', 'adapt_request']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, functools, json, os, time
@@ -30,7 +30,7 @@ kimi = 'fireworks_ai/accounts/fireworks/models/kimi-k2p6'
 qwen3p6p = 'fireworks_ai/accounts/fireworks/models/qwen3p6-plus'
 dsf, dsp = 'deepseek/deepseek-v4-flash', 'deepseek/deepseek-v4-pro'
 
-# %% ../nbs/04_providers.ipynb #2e745e71
+# %% ../nbs/04_providers.ipynb #28573598
 registered_models = {
     qwen3p6p: dict(litellm_provider='fireworks_ai', mode='chat', max_input_tokens=1_000_000, max_output_tokens=65_536,
                    max_tokens=65_536, input_cost_per_token=0.5e-6, output_cost_per_token=3e-6,  # prices unverified
@@ -55,7 +55,33 @@ def _register():
 
 _register()
 
-# %% ../nbs/04_providers.ipynb #0cb76476
+# %% ../nbs/04_providers.ipynb #ccfcd56f
+def _clone_info(src, **kw):
+    "litellm's info for `src`, as the entry of another name (`kw` overrides)"
+    info = {k:v for k,v in litellm.get_model_info(src).items() if k!='key'} | dict(supports_web_search=True) | kw
+    info['supported_openai_params'] = sorted({*(info.get('supported_openai_params') or []), 'web_search_options'})
+    return info
+
+_clones = {gpt54: ('openai/gpt-5.4', {}), gpt54m: ('openai/gpt-5.4-mini', {}),
+           codex54: ('openai/gpt-5.4', dict(litellm_provider='chatgpt', mode='responses')),
+           codex54m: ('openai/gpt-5.4-mini', dict(litellm_provider='chatgpt', mode='responses'))}
+
+def _register_clones():
+    "Register the models of `_clones` that litellm does not know (returns their names)"
+    new = {}
+    for m,(src,kw) in _clones.items():
+        if _known(m) or not _known(src): continue
+        new[m] = _clone_info(src, **kw)
+    if new:
+        old = litellm.verbose_logger.level
+        litellm.verbose_logger.setLevel('ERROR')
+        try: litellm.register_model(new)
+        finally: litellm.verbose_logger.setLevel(old)
+    return list(new)
+
+_register_clones()
+
+# %% ../nbs/04_providers.ipynb #613f47eb
 def _clone_info(src, **kw):
     "litellm's info for `src`, as the entry of another name (`kw` overrides)"
     info = {k:v for k,v in litellm.get_model_info(src).items() if k!='key'} | dict(supports_web_search=True) | kw
@@ -133,7 +159,7 @@ def _allow_search(kw):
     if 'web_search_options' not in kw or not _is_gpt5(m) or 'web_search_options' in supported_params(m): return kw
     return kw | dict(allowed_openai_params=[*(kw.get('allowed_openai_params') or []), 'web_search_options'])
 
-# %% ../nbs/04_providers.ipynb #4240408e
+# %% ../nbs/04_providers.ipynb #9ecf13fb
 _gpt5_search_models = {'gpt-5.4', 'gpt-5.4-mini', 'gpt-5.5', 'gpt-5.3-codex-spark'}
 
 def _gpt5_lacks_search():
@@ -178,7 +204,7 @@ def _deepseek_reasoning(kw):
     if _ds_fills_itself(): return kw
     return kw | dict(messages=[_with_reasoning(o) if _get(o, 'role')=='assistant' and not _get(o, 'reasoning_content') else o for o in msgs])
 
-# %% ../nbs/04_providers.ipynb #c98faa3e
+# %% ../nbs/04_providers.ipynb #e0a39306
 _efforts = {'l': 'low', 'm': 'medium', 'h': 'high'}
 
 def think_kw(m:str, think)->tuple:
@@ -350,6 +376,24 @@ async def aclose_stream(r):
     if callable(getattr(r, 'aclose', None)):
         try: await r.aclose()
         except Exception: pass
+
+# %% ../nbs/04_providers.ipynb #e7b5d8db
+_unreadable = ('Received response - <APIResponse [2', 'Empty or invalid response from LLM endpoint', "provider returned 'choices'",
+               'Unable to get json response', 'Traceback (most recent call last)')  # litellm's words for an unreadable 2xx reply
+
+def unreadable_reply(e)->bool:
+    "Did failure `e` come from a reply the provider sent (2xx) that litellm could not read? (then re-sending may bill twice)"
+    return any(s in str(e) for s in _unreadable)
+
+def stream_finished(r):
+    "Did the provider end litellm stream `r` itself (a finish reason)? None when `r` is not a litellm stream"
+    if not hasattr(r, 'received_finish_reason'): return None
+    return bool(r.received_finish_reason or getattr(r, 'intermittent_finish_reason', None))
+
+def stream_content_type(r):
+    "The content type the provider declared for stream `r`, if litellm kept it"
+    hs = (getattr(r, '_hidden_params', None) or {}).get('additional_headers') or {}
+    return hs.get('llm_provider-content-type') or hs.get('content-type')
 
 # %% ../nbs/04_providers.ipynb #e9e3cd30
 class _Delta(str): "A piece to append to the text so far"

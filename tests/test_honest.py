@@ -144,7 +144,7 @@ def test_context_shortened(fake_provider):
         "Read the (huge) server log"
         return big
     fp.queue(Reply(tool_calls=[('read_log', {})]), "The log counts up.")
-    chat = Chat('openai/gpt-4o-mini', tools=[read_log], fit_context=True, api_base=fp.openai_base, api_key='k')
+    chat = Chat('openai/gpt-4o-mini', tools=[read_log], fit_context=True, page_results=None, api_base=fp.openai_base, api_key='k')
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         chat("What's in the log?")
