@@ -163,6 +163,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'lisette.interop._pos': ('interop.html#_pos', 'lisette/interop.py'),
                                  'lisette.interop._settings_of': ('interop.html#_settings_of', 'lisette/interop.py'),
                                  'lisette.interop._src': ('interop.html#_src', 'lisette/interop.py'),
+                                 'lisette.interop._strip_final': ('interop.html#_strip_final', 'lisette/interop.py'),
                                  'lisette.interop._strs': ('interop.html#_strs', 'lisette/interop.py'),
                                  'lisette.interop._sys_out': ('interop.html#_sys_out', 'lisette/interop.py'),
                                  'lisette.interop._url_of': ('interop.html#_url_of', 'lisette/interop.py'),

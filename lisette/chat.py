@@ -151,7 +151,7 @@ class Chat:
         "LiteLLM chat client."
         self.tools = listify(tools)
         self.ns = mk_ns(self.tools) if ns is None else mk_ns(ns)
-        self.tc_res = {} if tc_refs else None
+        self.tc_res = ToolResults() if tc_refs else None  # keeps the text of evaluated results for `str` parameters
         if tc_refs: sp = f"{sp}\n\n{tc_refs_sp}" if sp else tc_refs_sp
         self.completefunc = ifnone(completefunc, self._default_complete)
         self.callkw = callkw or {}

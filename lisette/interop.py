@@ -117,6 +117,14 @@ def _sys_out(bs):
     if not bs: return None
     return bs[0]['text'] if len(bs)==1 and _is_plain_text(bs[0]) else bs
 
+def _strip_final(msgs, notes, i):
+    "Anthropic rejects a final assistant message whose text ends in whitespace (litellm strips it too): strip, and say so"
+    if not msgs or msgs[-1]['role']!='assistant': return
+    for b in msgs[-1]['content']:
+        if b.get('type')=='text' and b['text']!=(t := b['text'].rstrip()):
+            b['text'] = t
+            notes(i, "trailing whitespace removed from the final assistant text (Anthropic rejects it)")
+
 def to_anthropic(
     hist:list, # Chat history (dicts and/or litellm `Message`s)
     sp:str='', # System prompt
@@ -146,6 +154,7 @@ def to_anthropic(
             elif msgs and _is_results(msgs[-1]): msgs[-1]['content'] += bs  # results first, then the user's text, in one turn
             else: msgs.append({'role': 'user', 'content': bs})
         else: notes(i, f"{role!r} message dropped (Anthropic has no such role)")
+    _strip_final(msgs, notes, len(hist or [])-1)
     notes.done()
     return _sys_out(system), msgs
 
