@@ -20,7 +20,7 @@ import litellm
 from litellm import completion, acompletion, ModelResponse, ModelResponseStream, Message
 from litellm.exceptions import ContextWindowExceededError
 from .messages import *
-from .messages import _add_cache_control, _ckpt_targets, _role, _nonblank
+from .messages import _add_cache_control, _ckpt_targets, _role, _nonblank, _get
 from .tools import *
 from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id
 from .usage import UsageStats
@@ -46,7 +46,7 @@ def structured(m:str, msgs:list, tool:Callable, completefunc:Callable=completion
     t = _schema(tool)
     nm = t['function']['name']
     r = completefunc(model=m, messages=mk_msgs(msgs), tools=[t], tool_choice={'type': 'function', 'function': {'name': nm}}, **kwargs)
-    tc = first(_filter_srvtools(contents(r).tool_calls))
+    tc = first(_filter_srvtools(contents(r)))
     if tc is None: raise ValueError(f"structured: the model answered without calling `{nm}` (finish_reason={stop_reason(r)!r}); "
                                     "check that the model supports forced tool calls.")
     args = json.loads(tc.function.arguments or '{}')
@@ -326,7 +326,7 @@ def _repair(self:Chat, start):
     while len(h)>start and _role(h[-1])=='user': h.pop()
     answered = {o.get('tool_call_id') for o in h[start:] if isinstance(o, dict) and o.get('role')=='tool'}
     for i in range(start, len(h)):
-        for tc in _filter_srvtools(nested_idx(h[i], 'tool_calls')):
+        for tc in _filter_srvtools(h[i]) if _role(h[i])=='assistant' else []:
             if _tc_id(tc) not in answered:
                 h.append(mk_tc_result(tc, _interrupted)); answered.add(_tc_id(tc))
 
@@ -467,6 +467,13 @@ def _advance(self:Chat, t, step):
     return self._prep_msg(mk_msg(fp) if isinstance(fp, str) else dict(fp))
 
 # %% ../nbs/06_chat.ipynb #6c5c406d
+def _unanswered(h):
+    "Calls of the last assistant message of `h` still waiting for a result (all but those the provider ran)"
+    j, done = len(h)-1, set()
+    while j>=0 and _role(h[j])=='tool': done.add(_get(h[j], 'tool_call_id')); j -= 1
+    if j<0 or _role(h[j])!='assistant': return []
+    return [tc for tc in _filter_srvtools(h[j]) if _tc_id(tc) not in done]
+
 _not_run = "Tool call not run: this turn has used all its tool rounds (max_steps). Answer with what you have."
 
 @patch
@@ -481,14 +488,14 @@ def _turn(self:Chat, msg=None, **kw):
     "The loop engine: yields `_Call`/`_Tools`/`_Out`/`_Sleep` commands, receives responses and tool results"
     t, ok = self._new_turn(**kw), False
     try:
-        if msg is None and (pend := _filter_srvtools(unresolved_tool_calls(self._hist))):
+        if msg is None and (pend := _unanswered(self._hist)):
             yield from self._tool_round(t, pend)  # resume an interrupted loop: answer the waiting calls, then go on
         t.msgs = self._prep_msg(msg, t.prefill)
         while True:
             r = yield from self._ask(t)
             m = self._record(t, r)
             yield _Out(r)
-            tcs = _filter_srvtools(m.tool_calls)
+            tcs = _filter_srvtools(m)  # every call but those the provider ran itself
             if tcs and t.final: yield from self._decline(tcs)  # tool rounds used up: answered, never run
             pairs = (yield from self._tool_round(t, tcs)) if tcs and not t.final else []
             if tcs and not t.final: t.over_cost = self._spent()

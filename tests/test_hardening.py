@@ -293,3 +293,20 @@ def test_lone_surrogate_repaired_on_load(fake_provider, tmp_path):
     assert c2.hist[1]['content'] == 'bad \ufffd'
     fp.queue('ok')
     assert contents(c2('go on')).content == 'ok'
+
+# ---- item 11 (engine side): every call the library does not run is still answered
+
+def test_srvtoolu_id_from_other_provider_is_answered(fake_provider):
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[dict(name='add', arguments={'a': 1, 'b': 2}, id='srvtoolu_fake1')]), "It is 3.", "Next.")
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    assert contents(chat("1+2?")).content == 'It is 3.'
+    assert chat.hist[2]['tool_call_id'] == 'srvtoolu_fake1' and chat.hist[2]['content'] == '3'
+    assert check_hist(chat.hist) is None and contents(chat("more")).content == 'Next.'
+
+def test_srvtoolu_id_answered_after_interruption(fake_provider):
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[dict(name='add', arguments={'a': 1}, id='srvtoolu_fake2')]), Reply(status=400, error='bad'), "ok")
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    with pytest.raises(litellm.BadRequestError): chat("go")
+    assert check_hist(chat.hist) is None and contents(chat("again")).content == 'ok'
