@@ -10,7 +10,7 @@ either a bug of ours or a deliberate deviation, which `DEVIATIONS` names.
 The original is installed on first use into `.parity-venv` (`pip install lisette==ORIG_VERSION litellm==<ours>`).
 """
 import os; os.environ.setdefault('LITELLM_LOCAL_MODEL_COST_MAP', 'True')
-import argparse, difflib, json, subprocess, sys, tempfile, textwrap
+import argparse, difflib, json, re, subprocess, sys, tempfile, textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import litellm
@@ -126,8 +126,13 @@ SCENARIOS = {
 # temperature (it adds `temperature` to litellm's `additional_drop_params`); ours sends an explicit `temp`.
 # Keys: a scenario, or 'protocol/scenario'.
 DEVIATIONS = {'temp': 'an explicit temp is sent (the original drops every temperature)',
-              'openai/think': "the original fails (litellm rejects reasoning_effort for gpt-4o-mini); ours sends the request "
-                              "without thinking and reports a 'think' adjustment"}
+              'blank': "a blank prompt is sent as '.' (Anthropic and Gemini reject blank text; the original sends it as is), "
+                       "reported as a 'blank_prompt' adjustment",
+              'async': "the original's AsyncChat nests the tool results in its history (OpenAI gets a malformed message, "
+                       "Anthropic fails); ours sends the history Chat sends"}
+_no_reasoning = ("the original fails (litellm rejects reasoning_effort for gpt-4o-mini); ours sends the request without "
+                 "thinking and reports a 'think' adjustment")
+DEVIATIONS |= {f'openai/{n}': _no_reasoning for n in ('think', 'think_x', 'think_temp')}
 
 def deviation(pname, n): return DEVIATIONS.get(f'{pname}/{n}', DEVIATIONS.get(n))
 
@@ -144,6 +149,14 @@ def run(client, fp, replies, code):
     fp.reset(); fp.queue(*[r if isinstance(r, Reply) else Reply(r) for r in replies])
     err = client.run(code)
     return [r.body for r in fp.requests], err
+
+_re_gemini_id = re.compile(r'"call_[0-9a-f]{28}"')
+
+def normalize(pname, bodies):
+    "Bodies as JSON-able data; Gemini tool-call ids (random: Gemini sends none, litellm makes them up) numbered in order"
+    s, ids = json.dumps(bodies, sort_keys=True, default=str), {}
+    if pname=='gemini': s = _re_gemini_id.sub(lambda m: ids.setdefault(m[0], f'"call_gemini_{len(ids)}"'), s)
+    return json.loads(s)
 
 def _dump(o): return json.dumps(o, indent=1, sort_keys=True, default=str).splitlines()
 
@@ -168,6 +181,7 @@ def main():
                     if only and pname not in only[0]: continue
                     fo, fw = ex.submit(run, oc, fp, replies, code), ex.submit(run, wc, fp2, replies, code)
                     (ob, oerr), (wb, werr) = fo.result(), fw.result()
+                    ob, wb = normalize(pname, ob), normalize(pname, wb)
                     saved[f'{pname}/{n}'] = ob
                     if oerr or werr: err += 1; print(f"{pname:9} {n:13} ERROR original={oerr} ours={werr}")
                     d = list(difflib.unified_diff(_dump(ob), _dump(wb), 'original', 'ours', n=2, lineterm=''))
