@@ -320,7 +320,7 @@ def test_save_non_json_tc_res(tmp_path):
 def test_load_errors(tmp_path):
     p = tmp_path/'x.json'
     p.write_text('{"format": "other"}')
-    with pytest.raises(ValueError, match='Not a saved lisette chat'): load_chat(p)
+    with pytest.raises(ValueError, match='not a saved lisette chat'): load_chat(p)
     p.write_text(json.dumps({'format': 'lisette.chat', 'version': 99}))
     with pytest.raises(ValueError, match='version 99'): load_chat(p)
     p.write_text('{oops')
@@ -343,7 +343,7 @@ def test_loaded_chat_continues(fake_provider, tmp_path, proto):
     before = fp.last['messages']
     chat.save(tmp_path/'c.json')
     assert 'fake-key-123' not in (tmp_path/'c.json').read_text()
-    c2 = Chat.load(tmp_path/'c.json', tools=[add], api_key='fake')
+    c2 = Chat.load(tmp_path/'c.json', tools=[add], api_base=base, api_key='fake')  # where requests go: the caller's choice
     assert c2.sp == chat.sp and c2.sp.count('$`tool_call_id`') == 1
     fp.queue('You asked about 1+2.')
     r = c2('What did I ask?')
@@ -364,7 +364,7 @@ def test_load_async(fake_provider, tmp_path):
     chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
     chat('hello')
     chat.save(tmp_path/'c.json')
-    c2 = AsyncChat.load(tmp_path/'c.json', api_key='k')
+    c2 = AsyncChat.load(tmp_path/'c.json', api_base=fp.openai_base, api_key='k')
     assert isinstance(c2, AsyncChat)
     asyncio.run(_acall(c2, 'more'))
     assert [o['content'] for o in fp.last['messages']] == ['hello', 'hi', 'more']
