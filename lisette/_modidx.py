@@ -71,6 +71,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._effort': ('chat.html#_effort', 'lisette/chat.py'),
                               'lisette.chat._is_timeout': ('chat.html#_is_timeout', 'lisette/chat.py'),
                               'lisette.chat._last_response': ('chat.html#_last_response', 'lisette/chat.py'),
+                              'lisette.chat._midstream': ('chat.html#_midstream', 'lisette/chat.py'),
                               'lisette.chat._next_step': ('chat.html#_next_step', 'lisette/chat.py'),
                               'lisette.chat._nums_ok': ('chat.html#_nums_ok', 'lisette/chat.py'),
                               'lisette.chat._retry_after': ('chat.html#_retry_after', 'lisette/chat.py'),

@@ -590,6 +590,11 @@ async def _atimed(r, lim):
             raise
         yield o
 
+def _midstream(e, seen):
+    "Did stream failure `e` come after the provider answered 200 (chunks seen, or litellm's mid-stream error)? Then it is never re-sent"
+    if seen.n or isinstance(e, getattr(litellm, 'MidStreamFallbackError', ())): return True
+    return not isinstance(e, (litellm.RateLimitError, litellm.ServiceUnavailableError, litellm.InternalServerError))  # an error status sent lazily
+
 def _check_stream(r, resp):
     "Raise `IncompleteStreamError` when stream `r` ended without the provider finishing it (`resp`: what it built)"
     if stream_finished(r) is not False: return
@@ -661,7 +666,7 @@ def _call(self:Chat, kw, stream):
         res = yield from stream_with_complete(_timed(r, lim), postproc=seen)
         _check_stream(r, res)
         return res
-    except Exception as e: e.lisette_midstream = True; raise  # answered 200: never re-sent
+    except Exception as e: e.lisette_midstream = _midstream(e, seen); raise
     finally: close_stream(r)
 
 @patch
@@ -755,7 +760,7 @@ class AsyncChat(Chat):
                                     if isinstance(o, ModelResponse): send = o
                                     else: yield o
                                 _check_stream(r, send)
-                            except Exception as e: e.lisette_midstream = True; raise  # answered 200: never re-sent
+                            except Exception as e: e.lisette_midstream = _midstream(e, seen); raise
                             finally: await aclose_stream(r)
                         else: send = r
                     else: send = await self._run_tools(cmd)
