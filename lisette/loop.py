@@ -18,7 +18,7 @@ def call_key(tc)->tuple:
     a = _tc_args(tc)
     if a in ('', None): a = {}
     try: a = json.dumps(json.loads(a) if isinstance(a, str) else a, sort_keys=True)
-    except (TypeError, ValueError): a = str(a).strip()  # unparsable arguments compare as text
+    except (TypeError, ValueError, RecursionError): a = str(a).strip()  # unparsable (or absurdly deep) arguments compare as text
     return _tc_name(tc), a
 
 def _fmt_call(k): return f"{k[0]}({k[1]})"
