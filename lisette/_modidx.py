@@ -55,6 +55,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'lisette.context._has_http_image': ('context.html#_has_http_image', 'lisette/context.py'),
                                  'lisette.context._shorten_result': ('context.html#_shorten_result', 'lisette/context.py'),
                                  'lisette.context._shorten_text': ('context.html#_shorten_text', 'lisette/context.py'),
+                                 'lisette.context._size': ('context.html#_size', 'lisette/context.py'),
+                                 'lisette.context._sizes': ('context.html#_sizes', 'lisette/context.py'),
                                  'lisette.context.check_context': ('context.html#check_context', 'lisette/context.py'),
                                  'lisette.context.context_window': ('context.html#context_window', 'lisette/context.py'),
                                  'lisette.context.count_tokens': ('context.html#count_tokens', 'lisette/context.py'),
