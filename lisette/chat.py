@@ -231,13 +231,16 @@ def _check_context(self:Chat, schemas, max_tokens):
     "Warn before a request that would not fit the context window (with `fit_context`, shorten old tool results): True if it shortened"
     if getattr(self, '_win', (None,))[0]!=self.model: self._win = (self.model, context_window(self.model))
     if not (w := self._win[1]): return False
-    # cheap upper bound: the tokens the provider counted last time (or our last bound), plus a byte bound of what was added since
-    n0, t0 = self._ctx
-    est = t0 + _bytes_bound(self._hist[n0:]) if n0 is not None and n0<=len(self._hist) else _bytes_bound(self._hist, schemas, self.sp)
-    self._ctx, budget = (len(self._hist), est), w-(max_tokens or 0)
-    if est<=budget: return False
-    n = count_tokens(self._hist, self.model, schemas, self.sp)  # the bound is loose (a byte per token): count exactly, once
-    self._ctx = (len(self._hist), n)
+    # `_ctx`: the tokens of the request up to message n0, exact (the provider's count, or ours) or a byte bound; (None, 0): unknown
+    n0, t0, exact = (*self._ctx, True)[:3]
+    if n0 is None or n0>len(self._hist): n0, t0, exact = 0, _bytes_bound([], schemas, self.sp), False
+    est, budget = t0 + _bytes_bound(self._hist[n0:]), w-(max_tokens or 0)  # a cheap upper bound: a byte per token for what is new
+    if est<=budget:
+        if not exact: self._ctx = (len(self._hist), est, False)  # so the next turn bounds only its new messages
+        return False
+    # inconclusive (the bound is ~4x the count for prose): count exactly, only the messages the last exact count did not cover
+    n = t0 + count_tokens(self._hist[n0:], self.model) if exact else count_tokens(self._hist, self.model, schemas, self.sp)
+    self._ctx = (len(self._hist), n, True)
     if n<=budget: return False
     h, done = check_context(self._hist, self.model, schemas, self.sp, max_tokens=max_tokens, shorten=self.fit_context, window=w)
     if done: self._hist[:], self._ctx = h, (None, 0)
