@@ -129,6 +129,7 @@ class Chat:
         max_cost:float=None, # Spending limit in $ for this chat: then tools go off, the model wraps up, later turns raise
         repair:bool=False, # Repair an invalid `hist` (answer dangling calls, drop orphans, ...) instead of raising
         fit_context:bool=False, # Shorten the oldest tool results when a request would exceed the context window
+        limiter=None, # A `lisette.limits.Limiter` shared with other chats: caps requests in flight and per minute, pauses all on a 429
     ):
         "LiteLLM chat client."
         self.tools = listify(tools)
@@ -138,7 +139,7 @@ class Chat:
         self.completefunc = ifnone(completefunc, self._default_complete)
         self.callkw = callkw or {}
         self.use, self.last_use, self._ckpts = UsageStats(), UsageStats(), []
-        store_attr('model,sp,temp,search,cache,cache_idxs,ttl,api_base,api_key,extra_headers,tc_res_eval,markup,tool_reminder,max_tokens,stream,parallel_tools,retries,max_cost,repair,fit_context')
+        store_attr('model,sp,temp,search,cache,cache_idxs,ttl,api_base,api_key,extra_headers,tc_res_eval,markup,tool_reminder,max_tokens,stream,parallel_tools,retries,max_cost,repair,fit_context,limiter')
         self.hist = hist
 
     _default_complete = staticmethod(completion)
@@ -398,6 +399,24 @@ def _run_tools(self:Chat, cmd):
     try: return list(ex.map(f, cmd.tcs))
     finally: ex.shutdown(wait=False, cancel_futures=True)
 
+@patch
+def _call(self:Chat, kw):
+    "`completefunc(**kw)` within the chat's `limiter`, if any (a stream keeps its slot until `_done`)"
+    if (lim := self.limiter) is None: return self.completefunc(**kw)
+    lim.acquire()
+    try: r = self.completefunc(**kw)
+    except BaseException as e:
+        lim.release()
+        if isinstance(e, litellm.RateLimitError): lim.backoff(e)  # every chat on this limiter waits, not just this one
+        raise
+    if not kw.get('stream'): lim.release()
+    return r
+
+@patch
+def _done(self:Chat):
+    "A stream started by `_call` ended: give back its slot"
+    if self.limiter is not None: self.limiter.release()
+
 class _Seen:
     "Stream post-processor: citations to footnotes, and a count of chunks seen (a stream that started is not retried)"
     n = 0
@@ -419,12 +438,12 @@ def _drive(self:Chat, eng, stream):
                 continue
             try:
                 if isinstance(cmd, _Call):
-                    r = self.completefunc(**cmd.kw)
+                    r = self._call(cmd.kw)
                     if stream:
                         seen = _Seen()
                         try: send = yield from stream_with_complete(r, postproc=seen)
                         except Exception as e: e.lisette_midstream = bool(seen.n); raise
-                        finally: close_stream(r)
+                        finally: close_stream(r); self._done()
                     else: send = r
                 else: send = self._run_tools(cmd)
             except Exception as e: exc = e
@@ -472,6 +491,18 @@ class AsyncChat(Chat):
         finally:
             if ex: ex.shutdown(wait=False, cancel_futures=True)
 
+    async def _acall(self, kw):
+        "`await completefunc(**kw)` within the chat's `limiter`, if any (a stream keeps its slot until `_done`)"
+        if (lim := self.limiter) is None: return await self.completefunc(**kw)
+        await lim.aacquire()
+        try: r = await self.completefunc(**kw)
+        except BaseException as e:
+            lim.release()
+            if isinstance(e, litellm.RateLimitError): lim.backoff(e)
+            raise
+        if not kw.get('stream'): lim.release()
+        return r
+
     async def _drive(self, eng, stream):
         send, exc = None, None
         try:
@@ -487,7 +518,7 @@ class AsyncChat(Chat):
                     continue
                 try:
                     if isinstance(cmd, _Call):
-                        r = await self.completefunc(**cmd.kw)
+                        r = await self._acall(cmd.kw)
                         if stream:
                             seen = _Seen()
                             try:
@@ -495,7 +526,7 @@ class AsyncChat(Chat):
                                     if isinstance(o, ModelResponse): send = o
                                     else: yield o
                             except Exception as e: e.lisette_midstream = bool(seen.n); raise
-                            finally: await aclose_stream(r)
+                            finally: await aclose_stream(r); self._done()
                         else: send = r
                     else: send = await self._run_tools(cmd)
                 except Exception as e: exc = e

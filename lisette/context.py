@@ -98,7 +98,8 @@ def _size(o):
     if o is None or c is bool: return 0
     if c is int or c is float: return len(repr(o))
     if isinstance(o, dict):
-        if o.get('type') in ('image_url', 'image'): return image_bound
+        if (t := o.get('type')) in ('image_url', 'image'): return image_bound
+        if t in ('file', 'document'): return image_bound + _sizes(o.values())  # litellm counts these like images (or PDF text)
         return _sizes(o.values()) + 16*('function' in o)  # a tool call's framing
     if isinstance(o, (list, tuple)): return _sizes(o)
     if isinstance(o, BaseModel):  # litellm `Message`, tool call and function objects
