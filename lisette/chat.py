@@ -239,7 +239,10 @@ def _check_context(self:Chat, schemas, max_tokens):
     if est<=budget:
         if not exact: self._ctx = (len(self._hist), est, False)  # so the next turn bounds only its new messages
         return False
-    # inconclusive (the bound is ~4x the count for prose): count exactly, only the messages the last exact count did not cover
+    # inconclusive (the bound is 3-4x the count for prose): unless an estimate reaches half the budget (or we must fit the
+    # window), trust it and let the provider's count (in the usage of the reply) replace it; see `estimate_tokens`
+    if not self.fit_context and t0 + _bytes_bound(self._hist[n0:], w=1/3) <= budget/2: return False
+    # near the window: count exactly, only the messages the last exact count did not cover
     n = t0 + count_tokens(self._hist[n0:], self.model) if exact else count_tokens(self._hist, self.model, schemas, self.sp)
     self._ctx = (len(self._hist), n, True)
     if n<=budget: return False
