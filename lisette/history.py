@@ -343,7 +343,7 @@ def _norm_args(a):
 def _tc_dict(tc):
     "Tool call `tc` (dict or object) as a plain dict"
     res = {'id': _get(tc, 'id'), 'type': 'function',
-           'function': {'name': nested_idx(tc, 'function', 'name'), 'arguments': _norm_args(nested_idx(tc, 'function', 'arguments'))}}
+           'function': {'name': _get(tc, 'function', 'name'), 'arguments': _norm_args(_get(tc, 'function', 'arguments'))}}
     if cc := _tc_cache(tc): res['cache_control'] = dict(cc)
     return res
 
