@@ -5,13 +5,15 @@
 # %% auto #0
 __all__ = ['simple_add', 'demo_model', 'run_demo', 'main']
 
-# %% ../nbs/07_demo.ipynb #35df844d
+# %% ../nbs/07_demo.ipynb #8e5d749d
 import os, re, sys, argparse
+import litellm
 from .chat import Chat
-from .stream import StreamFormatter
+from .stream import print_stream
+from .providers import missing_keys
 from .testing import FakeProvider, Reply, scripted_model, _text_of, _tool_results
 
-# %% ../nbs/07_demo.ipynb #e36e9158
+# %% ../nbs/07_demo.ipynb #9fdb5cf1
 def simple_add(
     a: int, # first operand
     b: int=0 # second operand
@@ -19,7 +21,7 @@ def simple_add(
     "Add two numbers together"
     return a + b
 
-# %% ../nbs/07_demo.ipynb #e1b52411
+# %% ../nbs/07_demo.ipynb #bebfcef9
 def demo_model(body, path=''):
     "Scripted responder for the demo: call `simple_add` on the question's numbers, then report the result"
     last = (body.get('messages') or [{}])[-1]
@@ -29,10 +31,11 @@ def demo_model(body, path=''):
         return Reply("(scripted local model) I'll add those with the tool.", tool_calls=[('simple_add', {'a': nums[0], 'b': nums[1]})])
     return scripted_model(body, path)
 
-# %% ../nbs/07_demo.ipynb #7fe2c94b
+# %% ../nbs/07_demo.ipynb #3e161cbb
 def run_demo(model:str=None, # litellm model name; None uses the scripted local model
              prompt:str="What is 1234 + 5678? Use the tool, then explain.", # The question
-             out=None): # Where to print (default stdout)
+             out=None, # Where to print (default stdout)
+             use_rich:bool|None=None): # Use `rich` (None: when installed)
     "Run the demo turn, returning the chat"
     out = out or sys.stdout
     fp = None
@@ -42,22 +45,28 @@ def run_demo(model:str=None, # litellm model name; None uses the scripted local 
         chat = Chat('openai/scripted-local-model', tools=[simple_add], api_base=fp.openai_base, api_key='not-needed')
     else: chat = Chat(model, tools=[simple_add])
     try:
-        fmt = StreamFormatter()
         print(f"> {prompt}\n", file=out)
-        for s in fmt.format_stream(chat(prompt, stream=True, max_steps=3)): print(s, end='', flush=True, file=out)
-        print(f"\n\nUsage: {chat.use!r}", file=out)
+        print_stream(chat(prompt, stream=True, max_steps=3), file=out, use_rich=use_rich)
+        print(f"\nUsage: {chat.use!r}" + (" (the scripted model is free)" if fp else ''), file=out)
     finally:
         if fp: fp.stop()
     return chat
 
-# %% ../nbs/07_demo.ipynb #b99103b6
+# %% ../nbs/07_demo.ipynb #b8d48fbe
 def main(argv=None):
     "Command line: `python -m lisette.demo [--model MODEL] [--prompt PROMPT]`"
     p = argparse.ArgumentParser(description="lisette demo: a Chat with a tool loop and a streamed, formatted answer")
     p.add_argument('--model', default=None, help="litellm model (needs its API key in the environment); default: scripted local model")
     p.add_argument('--prompt', default="What is 1234 + 5678? Use the tool, then explain.")
     a = p.parse_args(argv)
-    run_demo(a.model, a.prompt)
+    if a.model and (miss := missing_keys(dict(model=a.model))):
+        sys.exit(f"lisette demo: {a.model} needs {' and '.join(miss)} set in the environment "
+                 "(or run without --model for the scripted local model)")
+    try: run_demo(a.model, a.prompt)
+    except litellm.AuthenticationError as e: sys.exit(f"lisette demo: {a.model}: the provider rejected the API key ({_first_line(e)})")
+    except KeyboardInterrupt: sys.exit(130)
 
-# %% ../nbs/07_demo.ipynb #9efdd23c
+def _first_line(e): return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+
+# %% ../nbs/07_demo.ipynb #bad6f79e
 if __name__ == '__main__': main()

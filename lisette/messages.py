@@ -7,7 +7,7 @@ __all__ = ['media_kinds', 'tool_dtls_tag', 're_tools', 'token_dtls_tag', 're_tok
            'random_tool_id', 'contents', 'stop_reason', 'sniff_mime', 'remove_cache_ckpts', 'mk_msg', 'split_tools',
            'fmt2hist', 'MessageFormatError', 'check_msg', 'mk_msgs']
 
-# %% ../nbs/01_messages.ipynb #6e8b052a
+# %% ../nbs/01_messages.ipynb #9e4846d9
 import base64, json, random, re, string
 from fastcore.utils import *
 from fastcore.funccall import detect_mime
@@ -15,7 +15,7 @@ from litellm import ModelResponse, ModelResponseStream, Message
 from pydantic import BaseModel
 from litellm.types.utils import ModelResponseBase, ChatCompletionMessageToolCall, Function
 
-# %% ../nbs/01_messages.ipynb #92d4e8c4
+# %% ../nbs/01_messages.ipynb #83381d9f
 _fixed_id, _fixed_created = 'chatcmpl-xxx', 1000000000
 
 def _fixed_setattr(self, name, value):
@@ -34,12 +34,12 @@ def patch_litellm(seed:int=0):
         ModelResponseBase.__setattr__ = _fixed_setattr
     if seed is not None: random.seed(seed)
 
-# %% ../nbs/01_messages.ipynb #a1fe96d7
+# %% ../nbs/01_messages.ipynb #42ca756a
 def random_tool_id():
     "Generate a random tool ID with 'toolu_' prefix"
     return 'toolu_' + ''.join(random.choices(string.ascii_letters+string.digits, k=25))
 
-# %% ../nbs/01_messages.ipynb #3563ef98
+# %% ../nbs/01_messages.ipynb #f82869ff
 def contents(r):
     "Get message object from response `r`."
     return r.choices[0].message
@@ -48,7 +48,7 @@ def stop_reason(r):
     "The finish reason of response `r` (e.g. 'stop', 'tool_calls', 'length', 'content_filter')"
     return r.choices[0].finish_reason
 
-# %% ../nbs/01_messages.ipynb #ac344f7d
+# %% ../nbs/01_messages.ipynb #9af5fa28
 def _tc_line(tc): return f"🔧 {nested_idx(tc,'function','name')}({nested_idx(tc,'function','arguments')})"
 
 def _img_md(img):
@@ -64,11 +64,17 @@ def _repr_markdown_(self:ModelResponse):
     if tcs := getattr(msg, 'tool_calls', None): res += '\n\n' + '\n\n'.join(_tc_line(tc) for tc in tcs)
     if not res.strip(): res = str(msg)  # e.g. only reasoning: show the message rather than nothing
     dets = [f"- id: `{self.id}`", f"- model: `{self.model}`", f"- finish_reason: `{stop_reason(self)}`"]
-    if (u := getattr(self, 'usage', None)) is not None: dets.append(f"- usage: `{u}`")
+    if (u := self._usage_md()) is not None: dets.append(f"- usage: {u}")
     dets = '\n'.join(dets)
-    return f"{res}\n\n<details>\n\n{dets}\n\n</details>"
+    return f"{res}\n\n<details markdown=\"1\">\n\n{dets}\n\n</details>"
 
-# %% ../nbs/01_messages.ipynb #6f628e16
+@patch
+def _usage_md(self:ModelResponse):
+    "The usage line of the details (`lisette.stream` replaces it with the compact `UsageStats` form)"
+    u = getattr(self, 'usage', None)
+    return None if u is None else f"`{u}`"
+
+# %% ../nbs/01_messages.ipynb #b0d66fbc
 media_kinds = {  # MIME type -> kind, for the bytes `mk_msg` accepts
     'image/jpeg': 'image', 'image/png': 'image', 'image/gif': 'image', 'image/webp': 'image',
     'application/pdf': 'pdf',
@@ -127,7 +133,7 @@ def _mk_content(o):
         return o
     raise TypeError(f"Cannot make a message part from {type(o).__name__}: use str, bytes, or a content-part dict.")
 
-# %% ../nbs/01_messages.ipynb #35c7122c
+# %% ../nbs/01_messages.ipynb #6ddacb88
 def _cc(ttl=None):
     if ttl is None: return {'type': 'ephemeral'}
     if ttl not in ('5m', '1h'): raise ValueError(f"Cache ttl must be '5m' or '1h' (Anthropic's two lifetimes), not {ttl!r}")
@@ -183,7 +189,7 @@ def remove_cache_ckpts(msg):
             if isinstance(o, dict): o.pop('cache_control', None)
     return msg
 
-# %% ../nbs/01_messages.ipynb #86374e8b
+# %% ../nbs/01_messages.ipynb #eb1c6871
 def mk_msg(
     content, # Content: str, bytes (image), list of mixed content, or dict w 'role' and 'content' fields
     role:str='user', # Message role if content isn't already a dict/Message
@@ -202,7 +208,7 @@ def mk_msg(
     msg = {'role': role, 'content': c}
     return _add_cache_control(msg, ttl) if cache else msg
 
-# %% ../nbs/01_messages.ipynb #c802a321
+# %% ../nbs/01_messages.ipynb #793c5c98
 tool_dtls_tag = "<details class='tool-usage-details' markdown='1'>"
 re_tools = re.compile(fr"^({tool_dtls_tag}\n*(<summary>.*?</summary>\n*)?```json\n+(.*?)\n+```\n+</details>)",
                       flags=re.DOTALL|re.MULTILINE)
@@ -210,7 +216,7 @@ token_dtls_tag = "<details class='token-usage-details' markdown='1'>"
 re_token = re.compile(fr"^{token_dtls_tag}.*?</details>\n*", flags=re.DOTALL|re.MULTILINE)
 _re_pending = re.compile(r"^\s*- ⏳ <code>.*?</code> ⏳\s*$", flags=re.MULTILINE)
 
-# %% ../nbs/01_messages.ipynb #9be03aff
+# %% ../nbs/01_messages.ipynb #4ae76bb7
 def split_tools(s):
     "Split formatted output into (text, summary, tooljson) chunks"
     parts = re_tools.split(re_token.sub('', s))
@@ -243,9 +249,10 @@ def _tr_from_block(d):
     return {'role': 'tool', 'tool_call_id': d['id'], 'name': d['call']['function'],
             'content': res if isinstance(res, (str, list)) else json.dumps(res)}
 
-# %% ../nbs/01_messages.ipynb #7ab63f35
+# %% ../nbs/01_messages.ipynb #a35f6a84
 def fmt2hist(outp:str)->list:
     "Transform a formatted output into a LiteLLM compatible history"
+    if tool_dtls_tag not in outp: return [re_token.sub('', outp)]  # plain text stays a str, so `mk_msgs` infers its role
     hist, pending, cur = [], 0, None
     for txt,_,js in split_tools(outp):
         txt = txt or ''
@@ -273,7 +280,7 @@ def _group_results(hist):
         for tc in (m.tool_calls or []): res.append(first(o for o in hist if isinstance(o, dict) and o.get('tool_call_id')==tc.id))
     return res
 
-# %% ../nbs/01_messages.ipynb #37d59611
+# %% ../nbs/01_messages.ipynb #56a8a374
 class MessageFormatError(ValueError):
     "A message in the wrong shape; `index` and `field` say where"
     def __init__(self, msg, index=None, field=None): super().__init__(msg); self.index, self.field = index, field
@@ -309,7 +316,7 @@ def check_msg(m, i=None, need_ids=True):
         raise MessageFormatError(f"message {i}: {f!r} {problem}" if i is not None else f"message: {f!r} {problem}", i, f)
     return m
 
-# %% ../nbs/01_messages.ipynb #6c98acd1
+# %% ../nbs/01_messages.ipynb #4b15b1a2
 max_cache_ckpts = 4
 
 def _ckpt_targets(msgs, cache_idxs, mx=max_cache_ckpts):

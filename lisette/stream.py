@@ -4,19 +4,19 @@
 
 # %% auto #0
 __all__ = ['stream_with_complete', 'astream_with_complete', 'delta_text', 'mk_stream_chunk', 'cite_footnote', 'cite_footnotes',
-           'trunc_param', 'mk_tr_details', 'StreamFormatter', 'AsyncStreamFormatter', 'display_stream',
-           'adisplay_stream']
+           'trunc_param', 'mk_tr_details', 'StreamFormatter', 'AsyncStreamFormatter', 'TerminalStream', 'print_stream',
+           'aprint_stream', 'display_stream', 'adisplay_stream']
 
-# %% ../nbs/05_stream.ipynb #ff43cbc2
+# %% ../nbs/05_stream.ipynb #b6e9ad58
 import html, json, re, time
 from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream, stream_chunk_builder
 from litellm.types.utils import StreamingChoices, Delta
 from .messages import contents, tool_dtls_tag
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id
-from .usage import quiet_litellm
+from .usage import quiet_litellm, UsageStats
 
-# %% ../nbs/05_stream.ipynb #83c2e6a8
+# %% ../nbs/05_stream.ipynb #dd30988f
 def _text_only(c):
     "The text of chunk `c` if text is all it carries (no role, tool calls, reasoning, usage, finish...), else None"
     if len(ch := c.choices)!=1 or c.__dict__.get('provider_specific_fields') is not None: return None
@@ -69,7 +69,7 @@ async def astream_with_complete(agen, postproc=noop):
         yield chunk
     yield _build(chunks)
 
-# %% ../nbs/05_stream.ipynb #bdae7619
+# %% ../nbs/05_stream.ipynb #4996d824
 def delta_text(msg):
     "Extract printable content from streaming delta, return None if nothing to print"
     c = msg.choices[0]
@@ -87,7 +87,7 @@ def mk_stream_chunk(**kwargs):
     "A `ModelResponseStream` chunk whose delta has `kwargs`"
     return ModelResponseStream([StreamingChoices(delta=Delta(**kwargs))])
 
-# %% ../nbs/05_stream.ipynb #9b413ace
+# %% ../nbs/05_stream.ipynb #0cbba448
 def cite_footnote(msg):
     "Add a markdown link for the citation carried by stream chunk `msg` (if any)"
     try: delta = msg.choices[0].delta
@@ -101,7 +101,7 @@ def cite_footnotes(stream_list):
     "Add markdown footnote citations to stream deltas"
     for msg in stream_list: cite_footnote(msg)
 
-# %% ../nbs/05_stream.ipynb #f3c1e6d0
+# %% ../nbs/05_stream.ipynb #fe207888
 def _safe_cut(s, i):
     "Index `i`, moved back so a surrogate pair is not split"
     return i-1 if 0<i<=len(s) and '\ud800'<=s[i-1]<='\udbff' else i
@@ -114,12 +114,12 @@ def _trunc_str(s, mx=2000, skip=0):
     a, b = _safe_cut(s, skip), _safe_cut(s, max(mx-skip, skip))
     return f"<TRUNCATED>{'…' if skip else ''}{s[a:b]}…</TRUNCATED>"
 
-# %% ../nbs/05_stream.ipynb #3c42aa92
+# %% ../nbs/05_stream.ipynb #942e00b7
 def trunc_param(v, mx:int=40):
     "Truncate and escape param value for display"
     s = re.sub(r'\s*\n\s*', '', str(v))
     if len(s)>mx: s = repr(s[:_safe_cut(s, mx-3)]+'…')
-    return html.escape(s, quote=False)
+    return html.escape(s)
 
 def _short_repr(v, mx=40):
     s = repr(v)
@@ -131,9 +131,11 @@ def _args_dict(tc):
     try: return json.loads(a or '{}')
     except (json.JSONDecodeError, TypeError): return {'arguments': a}
 
-def _fmt_call(tc): return f"{_tc_name(tc)}({', '.join(f'{k}={_short_repr(v)}' for k,v in _args_dict(tc).items())})"
+def _fmt_call(tc, args=None):
+    "`name(k=v, …)` with each value's short repr: strings quoted, numbers as they are"
+    return f"{_tc_name(tc)}({', '.join(f'{k}={_short_repr(v)}' for k,v in (_args_dict(tc) if args is None else args).items())})"
 
-# %% ../nbs/05_stream.ipynb #2eff2c82
+# %% ../nbs/05_stream.ipynb #ec5cb6a6
 def _trunc_obj(o, mx):
     if isinstance(o, str): return _trunc_str(o, mx=mx)
     if isinstance(o, list): return [_trunc_obj(x, mx) for x in o]
@@ -142,37 +144,53 @@ def _trunc_obj(o, mx):
 
 def mk_tr_details(tr, tc, mx:int=2000):
     "*Create <details> block for tool call as JSON*"
-    args = {k:_trunc_str(v, mx=mx) for k,v in _args_dict(tc).items()}
+    args = {k:_trunc_obj(v, mx) for k,v in _args_dict(tc).items()}
     c = tr.get('content')
     res = {'id': tr['tool_call_id'], 'call': {'function': _tc_name(tc), 'arguments': args},
            'result': _trunc_obj(c, mx) if isinstance(c, list) else _trunc_str(c, mx=mx)}
-    summ = f"{_tc_name(tc)}({', '.join(f'{k}={trunc_param(v)}' for k,v in args.items())})→{trunc_param(c)}"
+    summ = html.escape(f"{_fmt_call(tc, args)}→") + trunc_param(c)
     return f"\n\n{tool_dtls_tag}\n<summary><code>{summ}</code></summary>\n\n```json\n{json.dumps(res, indent=2)}\n```\n\n</details>\n\n"
 
-# %% ../nbs/05_stream.ipynb #11f235a8
+# %% ../nbs/05_stream.ipynb #5c62841f
 class StreamFormatter:
     def __init__(self, mx:int=2000, debug:bool=False, showthink:bool=False):
         "Format a stream of chunks, responses and tool results as markdown; `outp` accumulates it all"
-        self.outp, self.tcs = '', {}
+        self.tcs, self._parts, self._last = {}, [], ''
         store_attr()
+
+    @property
+    def outp(self):
+        "All the markdown so far"
+        if len(self._parts)>1: self._parts[:] = [''.join(self._parts)]
+        return self._parts[0] if self._parts else ''
+    @outp.setter
+    def outp(self, v): self._parts = [v] if v else []
+
+    def _sep(self, kind):
+        "A blank line where thinking meets anything else"
+        prev, self._last = self._last, kind
+        return '\n\n' if prev and prev!=kind and 'think' in (prev, kind) else ''
 
     def _chunk(self, o):
         d = nested_idx(o, 'choices', 0, 'delta')
         if d is None: return ''
         res = ''
-        if rc := getattr(d, 'reasoning_content', None): res += rc if self.showthink else '🧠'
-        if c := d.content: res += c
-        if imgs := getattr(d, 'images', None): res += ''.join(f"\n\n![generated image]({nested_idx(i,'image_url','url')})\n\n" for i in imgs)
+        rc = getattr(d, 'reasoning_content', None)
+        if rc and rc!='{"text": ""}': res += self._sep('think') + (rc if self.showthink else '🧠')
+        if c := d.content: res += self._sep('text') + c
+        if imgs := getattr(d, 'images', None):
+            res += self._sep('text') + ''.join(f"\n\n![generated image]({nested_idx(i,'image_url','url')})\n\n" for i in imgs)
         return res
 
     def _response(self, o):
         tcs = getattr(nested_idx(o, 'choices', 0, 'message'), 'tool_calls', None) or []
         self.tcs.update({_tc_id(tc): tc for tc in tcs})
-        return ''.join(f"\n- ⏳ <code>{html.escape(_fmt_call(tc), quote=False)}</code> ⏳\n" for tc in tcs)
+        if not tcs: return ''
+        return self._sep('tools') + ''.join(f"\n- ⏳ <code>{html.escape(_fmt_call(tc))}</code> ⏳\n" for tc in tcs)
 
     def _tool_result(self, o):
         tc = self.tcs.pop(o['tool_call_id'], None) or {'id': o['tool_call_id'], 'function': {'name': o.get('name'), 'arguments': '{}'}}
-        return mk_tr_details(o, tc, mx=self.mx)
+        return self._sep('tools') + mk_tr_details(o, tc, mx=self.mx)
 
     def format_item(self, o):
         "Format a single item from the response stream."
@@ -181,7 +199,7 @@ class StreamFormatter:
         elif isinstance(o, ModelResponse): res = self._response(o)
         elif isinstance(o, dict) and 'tool_call_id' in o: res = self._tool_result(o)
         else: res = ''
-        self.outp += res
+        if res: self._parts.append(res)
         return res
 
     def format_stream(self, rs):
@@ -189,7 +207,7 @@ class StreamFormatter:
         for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #fb72beec
+# %% ../nbs/05_stream.ipynb #5048ed89
 class AsyncStreamFormatter(StreamFormatter):
     "`StreamFormatter` for async streams"
     async def format_stream(self, rs):
@@ -197,38 +215,216 @@ class AsyncStreamFormatter(StreamFormatter):
         async for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #294d23f9
+# %% ../nbs/05_stream.ipynb #e9986487
+@patch
+def _usage_md(self:ModelResponse):
+    "The usage line of the details: the compact `UsageStats` form"
+    return None if getattr(self, 'usage', None) is None else f"`{UsageStats.from_response(self)!r}`"
+
+# %% ../nbs/05_stream.ipynb #6fca6179
 def _ipy_display():
     try: from IPython.display import display, Markdown
     except ImportError: raise ImportError("display_stream needs IPython to show markdown: `pip install ipython`, "
                                           "or iterate the stream yourself with `StreamFormatter.format_item`.") from None
     return display, Markdown
 
-class _Live:
-    "A markdown display that updates at most every `every` seconds (outside a live kernel: once, at the end)"
-    def __init__(self, every=0.05):
-        self.display, self.Markdown = _ipy_display()
-        self.md, self.t, self.every = '', 0., every if IN_JUPYTER else float('inf')
-        self.dh = self.display(self.Markdown(''), display_id=True) if IN_JUPYTER else None
-    def add(self, s):
-        self.md += s
-        if (t := time.monotonic())-self.t>=self.every: self.flush(); self.t = t
-    def flush(self):
-        if self.dh is not None: self.dh.update(self.Markdown(self.md))
-        else: self.display(self.Markdown(self.md))
+def _in_notebook():
+    "True where markdown displays render (a Jupyter kernel, or a notebook runner such as nbdev's); False in a terminal"
+    try: from IPython import get_ipython
+    except ImportError: return False
+    sh = get_ipython()
+    return sh is not None and type(sh).__name__!='TerminalInteractiveShell'
 
-def display_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False):
-    "Use IPython.display to markdown display the response stream."
-    fmt, live = StreamFormatter(mx=mx, debug=debug, showthink=showthink), _Live()
+class _Live:
+    "A markdown display of `fmt.outp`, updated at most every `every` seconds unless forced (outside a live kernel: once, at the end)"
+    def __init__(self, fmt, every=0.05):
+        self.display, self.Markdown = _ipy_display()
+        self.fmt, self.t, self.every = fmt, 0., every if IN_JUPYTER else float('inf')
+        self.dh = self.display(self.Markdown(''), display_id=True) if IN_JUPYTER else None
+    def update(self, force=False):
+        if (t := time.monotonic())-self.t>=self.every or (force and self.dh is not None): self.flush(); self.t = t
+    def flush(self):
+        if self.dh is not None: self.dh.update(self.Markdown(self.fmt.outp))
+        else: self.display(self.Markdown(self.fmt.outp))
+
+def _md_stream(fmt, rs):
+    live = _Live(fmt)
     try:
-        for s in fmt.format_stream(rs): live.add(s)
+        for o in rs:
+            if fmt.format_item(o): live.update(force=not isinstance(o, ModelResponseStream))
     finally: live.flush()
     return fmt
+
+async def _amd_stream(fmt, rs):
+    live = _Live(fmt)
+    try:
+        async for o in rs:
+            if fmt.format_item(o): live.update(force=not isinstance(o, ModelResponseStream))
+    finally: live.flush()
+    return fmt
+
+# %% ../nbs/05_stream.ipynb #5825177c
+def _one_line(s, mx=80):
+    "`s` on one line, shortened to `mx` chars"
+    s = re.sub(r'\s+', ' ', str(s)).strip()
+    return s if len(s)<=mx else s[:_safe_cut(s, mx-1)]+'…'
+
+def _result_text(c):
+    "A tool result as short text (content parts: their text, or their type)"
+    if isinstance(c, list): c = ' '.join(p.get('text') or f"[{p.get('type')}]" if isinstance(p, dict) else str(p) for p in c)
+    return _one_line(c, 60)
+
+_ansi = dict(dim='2', tool='36', done='32', pending='33')
+
+class _PlainTerm:
+    "Writes to `file`, with ANSI colours and in-place updates only when it is a terminal"
+    def __init__(self, file):
+        self.file = file
+        self.inplace = bool(getattr(file, 'isatty', lambda: False)())
+    def write(self, s, style=None):
+        if self.inplace and style and s: s = f"\x1b[{_ansi[style]}m{s}\x1b[0m"
+        self.file.write(s); self.file.flush()
+    def tools(self, lines, drawn):
+        "Show tool `lines` (style, text) over the `drawn` lines shown before; returns how many lines are shown"
+        if drawn: self.file.write(f"\x1b[{drawn}F\x1b[J")  # up to the block's first line, clear to the end of screen
+        for st,t in lines: self.write(t+'\n', st)
+        return len(lines)
+    def width(self):
+        import shutil
+        return shutil.get_terminal_size().columns if self.inplace else 10_000
+    def close(self): pass
+
+class _RichTerm:
+    "Writes through a `rich` console; a round of tool lines is a `rich.live.Live` region (rich leaves it static off a terminal)"
+    inplace = True
+    def __init__(self, file):
+        from rich.console import Console
+        self.con, self.live = Console(file=file, highlight=False, soft_wrap=True, emoji=False), None
+    def write(self, s, style=None):
+        self.close()
+        self.con.print(s, style=_rich_styles.get(style), end='', markup=False, highlight=False)
+    def tools(self, lines, drawn):
+        from rich.live import Live
+        from rich.text import Text
+        grp = Text('\n').join(Text(t, style=_rich_styles.get(st)) for st,t in lines)
+        if self.live is None: self.live = Live(grp, console=self.con, auto_refresh=False, transient=False); self.live.start()
+        else: self.live.update(grp)
+        self.live.refresh()
+        return len(lines)
+    def width(self): return self.con.width if self.con.is_terminal else 10_000
+    def close(self):
+        if self.live is None: return
+        self.live.stop(); self.live = None
+        if not self.con.is_terminal: self.con.line()  # on a terminal `stop` ends the block's last line itself
+
+_rich_styles = dict(dim='dim', tool='cyan', done='green', pending='yellow')
+
+def _has_rich():
+    try: import rich.live, rich.console; return True
+    except ImportError: return False
+
+# %% ../nbs/05_stream.ipynb #f190db5f
+class TerminalStream:
+    "Render the items of a response stream for a terminal: text, compact thinking, one line per tool call"
+    def __init__(self, file=None, # Where to write (default: `sys.stdout`)
+                 use_rich:bool|None=None, # Use `rich` (None: when installed)
+                 showthink:bool=False): # Print the thinking text (dimmed) rather than one `🧠 thinking…` line
+        file = file or sys.stdout
+        self.out = (_RichTerm if (_has_rich() if use_rich is None else use_rich) else _PlainTerm)(file)
+        self.showthink, self.mode, self.col0, self.calls, self.drawn = showthink, '', True, {}, 0
+
+    def _put(self, s, style=None):
+        if s: self.out.write(s, style); self.col0 = s.endswith('\n')
+
+    def _newline(self, blank=False):
+        "Start a fresh line (after a blank one if `blank`)"
+        if not self.col0: self._put('\n')
+        if blank: self._put('\n')
+
+    def _chunk(self, o):
+        d = nested_idx(o, 'choices', 0, 'delta')
+        if d is None: return
+        rc = getattr(d, 'reasoning_content', None)
+        if rc and rc!='{"text": ""}':
+            if self.mode!='think':
+                self._newline(blank=self.mode!='')
+                self._put('' if self.showthink else '🧠 thinking…', 'dim')
+                self.mode = 'think'
+            if self.showthink: self._put(rc, 'dim')
+        txt = (d.content or '') + ''.join(f"\n[generated image]\n" for _ in (getattr(d, 'images', None) or []))
+        if txt:
+            if self.mode!='text': self._newline(blank=self.mode!='')
+            self.mode = 'text'
+            self._put(txt)
+
+    def _line(self, tc, res=None):
+        w = max(20, self.out.width()-4)
+        call = _one_line(_fmt_call(tc), w)
+        if res is None: return ('pending', f"⏳ {call}")
+        return ('done', _one_line(f"🔧 {call} → {_result_text(res)}", w))
+
+    def _tools_mode(self):
+        "Start a block of tool lines, unless one is open"
+        if self.mode!='tools': self._newline(blank=self.mode!=''); self.calls, self.drawn = {}, 0
+        self.mode = 'tools'
+
+    def _redraw(self, done=None):
+        "Redraw the block in place, or (in a file) write the line of call `done` once it has finished"
+        if self.out.inplace: self.drawn = self.out.tools([self._line(tc, r) for tc,r in self.calls.values()], self.drawn)
+        elif done: self._put(self._line(*self.calls[done])[1]+'\n')
+        self.col0 = True
+
+    def _response(self, o):
+        tcs = getattr(nested_idx(o, 'choices', 0, 'message'), 'tool_calls', None) or []
+        if not tcs: return
+        self._tools_mode()
+        for tc in tcs: self.calls[_tc_id(tc)] = (tc, None)
+        self._redraw()
+
+    def _tool_result(self, o):
+        i = o['tool_call_id']
+        tc = self.calls[i][0] if i in self.calls else {'id': i, 'function': {'name': o.get('name'), 'arguments': '{}'}}
+        self._tools_mode()
+        self.calls[i] = (tc, o.get('content'))
+        self._redraw(done=i)
+
+    def add(self, o):
+        "Render item `o` of the stream (a chunk, a complete response, or a tool result)"
+        if isinstance(o, ModelResponseStream): self._chunk(o)
+        elif isinstance(o, ModelResponse): self._response(o)
+        elif isinstance(o, dict) and 'tool_call_id' in o: self._tool_result(o)
+
+    def close(self):
+        "End the output with a newline"
+        self.out.close()
+        if not self.col0: self._put('\n')
+
+# %% ../nbs/05_stream.ipynb #0f591e30
+def print_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False,
+                 file=None, # Where to write (default: `sys.stdout`)
+                 use_rich:bool|None=None): # Use `rich` (None: when installed)
+    "Print response stream `rs` for a terminal; returns the `StreamFormatter` that saw it (its `outp` is the markdown)"
+    fmt, term = StreamFormatter(mx=mx, debug=debug, showthink=showthink), TerminalStream(file, use_rich, showthink)
+    try:
+        for o in rs: fmt.format_item(o); term.add(o)
+    finally: term.close()
+    return fmt
+
+async def aprint_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False, file=None, use_rich:bool|None=None):
+    "Async `print_stream`"
+    fmt, term = AsyncStreamFormatter(mx=mx, debug=debug, showthink=showthink), TerminalStream(file, use_rich, showthink)
+    try:
+        async for o in rs: fmt.format_item(o); term.add(o)
+    finally: term.close()
+    return fmt
+
+# %% ../nbs/05_stream.ipynb #9a58c614
+def display_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False):
+    "Use IPython.display to markdown display the response stream."
+    if not _in_notebook(): return print_stream(rs, mx=mx, debug=debug, showthink=showthink)
+    return _md_stream(StreamFormatter(mx=mx, debug=debug, showthink=showthink), rs)
 
 async def adisplay_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False):
     "Use IPython.display to markdown display the response stream."
-    fmt, live = AsyncStreamFormatter(mx=mx, debug=debug, showthink=showthink), _Live()
-    try:
-        async for s in fmt.format_stream(rs): live.add(s)
-    finally: live.flush()
-    return fmt
+    if not _in_notebook(): return await aprint_stream(rs, mx=mx, debug=debug, showthink=showthink)
+    return await _amd_stream(AsyncStreamFormatter(mx=mx, debug=debug, showthink=showthink), rs)

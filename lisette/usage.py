@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from fastcore.utils import *
 import litellm
 from litellm import completion_cost, ModelResponse
-from .messages import token_dtls_tag, re_token, _get
+from .messages import token_dtls_tag, _get
 
 # %% ../nbs/03_usage.ipynb #fb82a945
 def search_count(r):
@@ -186,7 +186,12 @@ class LisetteUsageLogger(CustomLogger):
 
     def __repr__(self): return f"LisetteUsageLogger({self.db_path!r}, errors={self.errors})"
     def __enter__(self): return self.install()
-    def __exit__(self, *args): self.uninstall(); self.close()
+    def __exit__(self, *args): self.flush(); self.uninstall(); self.close()
+    async def __aenter__(self): return self.install()
+    async def __aexit__(self, *args):
+        await self.aflush()
+        await asyncio.to_thread(self.flush)
+        self.uninstall(); self.close()
 
     def user_id(self, kwargs:dict):
         "Id of the user making the call described by litellm's `kwargs`"
@@ -303,15 +308,45 @@ async def async_log_success_event(self:LisetteUsageLogger, kwargs, response_obj,
     except Exception as e: _log.error("Usage log: could not read the usage of a call (%s: %s)", type(e).__name__, e)
 
 # %% ../nbs/03_usage.ipynb #965b12c6
+def _pending_sync_callbacks():
+    "Number of litellm's sync logging tasks queued or running, or None if this litellm version does not tell"
+    try: from litellm.litellm_core_utils.thread_pool_executor import executor
+    except ImportError: return None
+    sem, mx = getattr(executor, '_pending_slots', None), getattr(executor, '_max_pending_tasks', None)
+    if not isinstance(getattr(sem, '_value', None), int) or not isinstance(mx, int): return None
+    return mx - sem._value
+
 @patch
-async def aflush(self:LisetteUsageLogger):
-    "Wait until litellm has run the success callbacks of finished async calls, so their rows are written"
+def flush(self:LisetteUsageLogger, timeout:float=5.0)->bool:
+    "Wait until litellm has run the success callbacks of finished sync calls (at most `timeout` s); False if some are still running"
+    end = time.monotonic()+timeout
+    while (n := _pending_sync_callbacks()):
+        if time.monotonic()>=end:
+            _log.warning("Usage log %s: %d litellm callback(s) still running after %.1fs; their rows may be missing", self.db_path, n, timeout)
+            return False
+        time.sleep(0.005)
+    return True
+
+# litellm hands an async call's success logging to a task that queues it on its logging worker: both must have run
+_litellm_log_tasks = ('_client_async_logging_helper', 'dispatch_success_handlers')
+
+@patch
+async def aflush(self:LisetteUsageLogger, timeout:float=5.0)->bool:
+    "Wait until litellm has run the success callbacks of finished async calls (at most `timeout` s), so their rows are written"
     from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
-    await GLOBAL_LOGGING_WORKER.flush()
+    end = time.monotonic()+timeout
+    me = asyncio.current_task()
+    helpers = [t for t in asyncio.all_tasks() if t is not me and getattr(t.get_coro(), '__name__', '') in _litellm_log_tasks]
+    if helpers: await asyncio.wait(helpers, timeout=timeout)
+    try: await asyncio.wait_for(GLOBAL_LOGGING_WORKER.flush(), max(end-time.monotonic(), 0.01))
+    except asyncio.TimeoutError:
+        _log.warning("Usage log %s: litellm's async callbacks still running after %.1fs; their rows may be missing", self.db_path, timeout)
+        return False
+    return True
 
 # %% ../nbs/03_usage.ipynb #99486787
 class UsageTable(list):
-    "Rows of a usage query: a list of dicts, shown as a markdown table"
+    "Rows of a usage query: a list of dicts whose fields also read as attributes (`row.cost`), shown as a markdown table"
     def _fmt(self, k, v):
         if v is None: return ''
         if k=='cost': return f"${v:.4f}"
@@ -333,7 +368,7 @@ def _read(db, sql, args=()):
     c = sqlite3.connect(p, uri=True)
     try:
         c.row_factory = sqlite3.Row
-        return UsageTable(dict(o) for o in c.execute(sql, args))
+        return UsageTable(AttrDict(o) for o in c.execute(sql, args))
     finally: c.close()
 
 def _where(user_id=None, since=None):
@@ -350,18 +385,75 @@ _sums = """count(*) AS calls, sum(prompt_tokens) AS prompt_tokens, sum(completio
 def usage_by_model(db, # A `LisetteUsageLogger` or the path of its database
                    user_id=None, # Only this user's calls
                    since=None # Only calls from this time on (datetime or unix seconds)
-                  )->UsageTable:
+                  )->'UsageTable':
     "Calls, tokens and cost for each model, costliest first"
     w, a = _where(user_id, since)
     return _read(db, f"SELECT model, {_sums} FROM usage WHERE {w} GROUP BY model ORDER BY cost DESC", a)
 
-def usage_by_day(db, user_id=None, since=None)->UsageTable:
+def usage_by_day(db, user_id=None, since=None)->'UsageTable':
     "Calls, tokens and cost for each day (UTC), oldest first"
     w, a = _where(user_id, since)
     return _read(db, f"SELECT date(timestamp, 'unixepoch') AS day, {_sums} FROM usage WHERE {w} GROUP BY day ORDER BY day", a)
 
-def costliest_calls(db, n:int=5, user_id=None, since=None)->UsageTable:
+def costliest_calls(db, n:int=5, user_id=None, since=None)->'UsageTable':
     "The `n` costliest calls"
     w, a = _where(user_id, since)
     return _read(db, f"""SELECT datetime(timestamp, 'unixepoch') AS time, model, user_id, prompt_tokens, completion_tokens,
         web_search_requests AS searches, coalesce(cost, response_cost, 0) AS cost FROM usage WHERE {w} ORDER BY cost DESC LIMIT ?""", a+[n])
+
+# %% ../nbs/03_usage.ipynb #b85c2e8e
+_col_names = ['id'] + [n for n,_,_ in _cols]
+_sql_words = {'AND', 'OR', 'NOT', 'IS', 'NULL', 'IN', 'LIKE', 'BETWEEN'}
+_where_tok = re.compile(r"\s*(?:(?P<name>[A-Za-z_]\w*)|(?P<num>\d+(?:\.\d+)?)|(?P<op>\?|<=|>=|<>|!=|==|=|<|>|\(|\)|,))")
+
+def _check_cols(names, what):
+    for n in names:
+        if n not in _col_names: raise ValueError(f"usage({what}=...): unknown column {n!r}; the columns are {', '.join(_col_names)}")
+
+def _where_sql(where, where_args):
+    "SQL condition and values for `where` (a dict of column: value, or a checked condition string with `?`s)"
+    if where is None: return '1=1', []
+    if isinstance(where, dict):
+        _check_cols(where, 'where')
+        return ' AND '.join(f'{k} IS NULL' if v is None else f'{k}=?' for k,v in where.items()) or '1=1', [v for v in where.values() if v is not None]
+    if not isinstance(where, str): raise TypeError(f"usage(where=...): a dict of column: value or a condition string, not {type(where).__name__}")
+    pos, n = 0, 0
+    while pos<len(where.rstrip()):
+        m = _where_tok.match(where, pos)
+        if not m: raise ValueError(f"usage(where={where!r}): unexpected {where[pos:].strip()[:20]!r}; put values in `where_args` and write `?` for each")
+        if (nm := m['name']) and nm.upper() not in _sql_words: _check_cols([nm], 'where')
+        n += m['op']=='?'
+        pos = m.end()
+    args = list(where_args or [])
+    if n!=len(args): raise ValueError(f"usage(where={where!r}): {n} `?` but {len(args)} where_args")
+    return f'({where})', args
+
+def _order_sql(order_by):
+    parts = [p.split() for p in order_by.split(',')]
+    for p in parts:
+        if not 1<=len(p)<=2 or (len(p)==2 and p[1].upper() not in ('ASC', 'DESC')):
+            raise ValueError(f"usage(order_by={order_by!r}): use column names, each optionally followed by ASC or DESC")
+    _check_cols([p[0] for p in parts], 'order_by')
+    return ', '.join(' '.join(p) for p in parts)
+
+def _count(v, what):
+    if not isinstance(v, int) or isinstance(v, bool) or v<0: raise ValueError(f"usage({what}=...): a whole number >= 0, not {v!r}")
+    return v
+
+@patch
+def usage(self:LisetteUsageLogger,
+          where:dict|str|None=None, # {column: value}, or a condition with a `?` for each value in `where_args`
+          where_args:list|None=None, # Values for the `?`s of a `where` condition
+          order_by:str='id', # Columns, each optionally followed by ASC or DESC (default: the order calls were logged)
+          limit:int|None=None, # At most this many rows
+          offset:int|None=None, # Skip this many rows first
+          select:str='*', # Comma-separated columns, or '*'
+         )->'UsageTable':
+    "Rows of this logger's database, as attribute-access objects"
+    cols = '*' if select.strip()=='*' else [c.strip() for c in select.split(',')]
+    if cols!='*': _check_cols(cols, 'select')
+    w, args = _where_sql(where, where_args)
+    sql = f"SELECT {cols if cols=='*' else ', '.join(cols)} FROM usage WHERE {w} ORDER BY {_order_sql(order_by)}"
+    if limit is not None or offset is not None: sql += ' LIMIT ?'; args.append(-1 if limit is None else _count(limit, 'limit'))
+    if offset is not None: sql += ' OFFSET ?'; args.append(_count(offset, 'offset'))
+    return _read(self, sql, args)

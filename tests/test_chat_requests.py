@@ -21,9 +21,9 @@ def test_tools_for_one_call(proto):
     chat = Chat(m, tools=[add], **kw)
     chat("3*4?", tools=[mul])
     assert chat.hist[2]['content'] == '12'
-    assert [t.get('function', t)['name'] for t in fp.bodies[0]['tools']] == ['mul']
+    assert fp.views[0]['tools'] == ['mul']
     chat("again")
-    assert [t.get('function', t)['name'] for t in fp.last['tools']] == ['add']  # the chat's own tools are back
+    assert fp.views[-1]['tools'] == ['add']  # the chat's own tools are back
 
 # ---- API keys never leak
 
@@ -54,7 +54,7 @@ def test_tool_reminder_is_sent_never_stored(proto):
     fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2}), ('add', {'a': 3})]), "done")
     chat = Chat(m, tools=[add], tool_reminder='Remember: be brief.', **kw)
     chat("add twice")
-    sent = json.dumps(fp.last['messages'])
+    sent = json.dumps(fp.last)
     assert sent.count('Remember: be brief.') == 1  # on the first trailing tool result only
     assert 'Remember' not in json.dumps([x if isinstance(x, dict) else x.model_dump() for x in chat.hist])
 

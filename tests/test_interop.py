@@ -2,7 +2,7 @@
 import json, tempfile, warnings
 from pathlib import Path
 import httpx, litellm, pytest
-from hypothesis import given, settings, strategies as st, HealthCheck
+from hypothesis import given, settings, assume, strategies as st, HealthCheck
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from lisette import Chat, AsyncChat, contents
@@ -84,6 +84,8 @@ prop = settings(max_examples=75, deadline=None, suppress_health_check=[HealthChe
 @prop
 @given(histories(), sps)
 def test_anthropic_round_trip(hist, sp):
+    last = norm_hist(hist)[-1] if hist else {}
+    assume(not (last.get('role')=='assistant' and isinstance(c := last.get('content'), str) and c!=c.rstrip()))  # stripped, and reported (below)
     rep = []
     system, msgs = to_anthropic(hist, sp, report=rep)
     assert rep == []  # nothing in these histories is beyond Anthropic
@@ -208,8 +210,15 @@ def _hist():
             {'role': 'assistant', 'content': '3 and 7.'},
             {'role': 'user', 'content': [{'type': 'text', 'text': 'Thanks', 'cache_control': {'type': 'ephemeral'}}]}]
 
+def test_final_assistant_whitespace_stripped():
+    rep = []
+    _, msgs = to_anthropic([{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'Sure. \n'}], report=rep)
+    assert msgs[-1]['content'] == [{'type': 'text', 'text': 'Sure.'}]
+    assert rep == ['message 1: trailing whitespace removed from the final assistant text (Anthropic rejects it)']
+
 def test_native_anthropic_request(fake_provider):
     fp = fake_provider
+    fp.strict = False  # the history's thinking signatures are made up here: the provider never issued them
     hist = _hist()
     system, msgs = to_anthropic(hist, 'Be brief.')
     fp.queue(Reply('Welcome. Let me add more.', thinking='more', signature='sig2', tool_calls=[('add', {'a': 5})]))
@@ -257,6 +266,7 @@ def _blocks_view(system, msgs):
 
 def test_litellm_agrees_with_to_anthropic(fake_provider):
     fp = fake_provider
+    fp.strict = False  # the history's thinking signatures are made up here: the provider never issued them
     hist = _hist()
     fp.queue('ok')
     litellm.completion(model='anthropic/claude-sonnet-4-5', messages=[{'role': 'system', 'content': 'Be brief.'}, *hist],
@@ -269,6 +279,7 @@ def test_litellm_agrees_with_to_anthropic(fake_provider):
 def test_litellm_agrees_property(fake_provider, hist):
     "For generated histories, litellm's Anthropic request equals to_anthropic's on the blocks both produce"
     fp = fake_provider
+    fp.strict = False  # generated histories carry made-up thinking signatures
     fp.queue('ok')
     litellm.completion(model='anthropic/claude-sonnet-4-5', messages=[{'role': 'system', 'content': 'S'}, *hist],
                        api_base=fp.anthropic_base, api_key='fake')

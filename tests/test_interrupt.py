@@ -94,7 +94,7 @@ def test_consumer_stops_stream_midway(proto):
 
 def test_provider_drops_stream(proto):
     fp, m, kw = proto
-    fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2})]), Reply("one two three four five six seven", truncate_after=3))
+    fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2})]), Reply("one two three four five six seven", chunks=20, truncate_after=6))  # cut mid-text in every protocol
     chat = Chat(m, tools=[add], **kw)
     with pytest.raises(Exception): list(chat("go", stream=True))
     still_works(fp, chat)
@@ -119,7 +119,7 @@ def test_malformed_replies(proto):
     "Invalid JSON, a truncated SSE stream, a reply missing its fields: a clear error, and the history stays valid"
     fp, m, kw = proto
     for rep, stream in [(Reply(raw=b'{"not json'), False), (Reply(raw=b'{}'), False),
-                        (Reply("cut short here please", truncate_after=2), True)]:
+                        (Reply("cut short here please", chunks=20, truncate_after=6), True)]:
         fp.queue(rep)
         chat = Chat(m, retries=0, **kw)
         with pytest.raises(Exception) as ei:

@@ -278,5 +278,7 @@ def test_codex_route_uses_codex_token(codex_home, fake_provider, monkeypatch):
     with pytest.raises((litellm.AuthenticationError, litellm.BadRequestError), match='codex login'): list(c('Hi', stream=True))
     (codex_home/'auth.json').write_text(json.dumps({'tokens': {'access_token': jwt(exp=time.time()+3600), 'account_id': 'acct-1'}}))
     assert Authenticator().get_access_token() == codex_auth()['access_token']
-    # The request goes out (default temp=0 left out, no login): the fake provider has no Responses endpoint, hence 404
-    with pytest.raises(litellm.NotFoundError, match='POST /responses'): list(c('Hi', stream=True))
+    # The request goes out (default temp=0 left out, no login) and the fake provider answers on its Responses endpoint
+    fake_provider.queue('Hi back')
+    assert [o for o in c('Hi', stream=True)][-1].choices[0].message.content == 'Hi back'
+    assert fake_provider.requests[-1].path == '/responses' and fake_provider.requests[-1].headers['chatgpt-account-id'] == 'acct-1'

@@ -243,3 +243,47 @@ def test_notebook_outputs_identical_on_replay(port, tmp_path):
     assert sum(map(len, rec)) >= 6
     assert rep == rec
     assert SECRET not in cache.read_text() and recording_secrets(cache) == []
+
+
+# ---- a damaged recording names the file and line (issue 18 item 13) ----
+
+def _record_two(port, cache):
+    url = f'http://127.0.0.1:{port}'
+    with FakeProvider(port=port) as fp:
+        fp.queue("one", "two")
+        with replaying(cache, mode='record', doms=(url,)):
+            c = Chat('openai/gpt-4o-mini', api_base=url+'/v1', api_key='k')
+            c("first"); c("second")
+    assert len(cache.read_text().splitlines()) == 2
+    return url
+
+DAMAGE = [(lambda ls: [ls[0], ls[1][:len(ls[1])//2]], 2, 'not valid JSON'),
+          (lambda ls: [ls[0], '{"key": 1, "response": "x"}'], 2, "'key' is int"),
+          (lambda ls: ['{"response": "x"}', ls[1]], 1, "no 'key' field"),
+          (lambda ls: [ls[0], json.dumps({**json.loads(ls[1]), 'binary': True, 'response': '%%%'})], 2, 'not valid base64'),
+          (lambda ls: [ls[0], json.dumps({**json.loads(ls[1]), 'status_code': 'ok'})], 2, "'status_code' is 'ok'")]
+
+@pytest.mark.parametrize('damage,line,problem', DAMAGE, ids=['truncated', 'key-type', 'no-key', 'bad-base64', 'status'])
+def test_damaged_recording_names_file_and_line(port, cache, damage, line, problem):
+    from lisette.replay import ReplayFileError
+    url = _record_two(port, cache)
+    cache.write_text('\n'.join(damage(cache.read_text().splitlines())) + '\n')
+    with pytest.raises(ReplayFileError) as ei: enable_replay(cache, mode='replay', doms=(url,))
+    assert (ei.value.path, ei.value.line) == (str(cache), line) and problem in str(ei.value) and str(cache) in str(ei.value)
+
+@pytest.mark.parametrize('kind', ['sync', 'stream', 'async'])
+def test_recording_damaged_while_replaying_is_not_a_connection_error(port, cache, kind):
+    from lisette.replay import ReplayFileError
+    url = _record_two(port, cache)
+    with FakeProvider(port=port) as fp:
+        with replaying(cache, mode='replay', doms=(url,)):
+            ls = cache.read_text().splitlines()
+            cache.write_bytes(b'\xff\xfe garbage\n' + '\n'.join(ls).encode() + b'\n')  # first, so every lookup reads it
+            c = (AsyncChat if kind=='async' else Chat)('openai/gpt-4o-mini', api_base=url+'/v1', api_key='k')
+            with pytest.raises(ReplayFileError, match=r'line 1: not UTF-8 text') as ei:
+                if kind=='async': asyncio.run(c("second"))
+                else:
+                    r = c("second", stream=kind=='stream')
+                    if kind=='stream': list(r)
+        assert fp.requests == []
+    assert ei.value.path == str(cache) and c.hist == []

@@ -1,16 +1,18 @@
-"The fake provider speaks both wire protocols well enough for litellm's real request building, HTTP and parsers."
-import asyncio, json, socket, subprocess, sys, time
+"The fake provider speaks all four wire protocols well enough for litellm's real request building, HTTP and parsers, and rejects what the real services reject."
+import asyncio, base64, json, socket, subprocess, sys, time
 import httpx, litellm, pytest
 from lisette.testing import FakeProvider, Reply, Recorded, scripted_model, fake_provider
 
 litellm.suppress_debug_info = True
-OA, AN = 'openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5'
-MODELS = [OA, AN]
+OA, AN, GM, RS = 'openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5', 'gemini/gemini-3-flash-preview', 'openai/responses/gpt-5.4'
+MODELS = [OA, AN, GM, RS]
 TOOLS = [{'type': 'function', 'function': {'name': 'add', 'description': 'Add two numbers', 'parameters': {
     'type': 'object', 'properties': {'a': {'type': 'integer'}, 'b': {'type': 'integer'}}, 'required': ['a', 'b']}}}]
 HI = [{'role': 'user', 'content': 'hi'}]
 
-def base(fp, m): return dict(api_base=fp.openai_base if m.startswith('openai') else fp.anthropic_base, api_key='fake', num_retries=0)
+def base(fp, m):
+    b = {OA: fp.openai_base, AN: fp.anthropic_base, GM: fp.gemini_base, RS: fp.responses_base}.get(m) or (fp.openai_base if m.startswith('openai') else fp.anthropic_base)
+    return dict(api_base=b, api_key='fake', num_retries=0)
 
 def call(fp, m, stream=False, msgs=HI, **kw):
     "litellm.completion against `fp`, streamed chunks rebuilt into one response"
@@ -24,7 +26,7 @@ async def acall(fp, m, stream=False, msgs=HI, **kw):
 def free_port():
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
-both = pytest.mark.parametrize('m', MODELS, ids=['openai', 'anthropic'])
+both = pytest.mark.parametrize('m', MODELS, ids=['openai', 'anthropic', 'gemini', 'responses'])
 modes = pytest.mark.parametrize('stream,aio', [(False, False), (True, False), (False, True), (True, True)],
                                 ids=['json', 'sse', 'async-json', 'async-sse'])
 
@@ -39,8 +41,9 @@ async def test_text(fake_provider, m, stream, aio):
     r = await run(fake_provider, m, stream, aio)
     assert r.choices[0].message.content == "Hello there, this is a longer answer in several deltas."
     assert r.choices[0].finish_reason == 'stop'
-    assert fake_provider.requests[-1].path == ('/v1/chat/completions' if m==OA else '/v1/messages')
-    assert fake_provider.last['stream'] is True if stream else not fake_provider.last.get('stream')
+    gm = '/v1beta/models/gemini-3-flash-preview:' + ('streamGenerateContent' if stream else 'generateContent')
+    assert fake_provider.requests[-1].path == {OA: '/v1/chat/completions', AN: '/v1/messages', GM: gm, RS: '/v1/responses'}[m]
+    if m!=GM: assert fake_provider.last['stream'] is True if stream else not fake_provider.last.get('stream')  # Gemini: in the path
 
 @both
 @modes
@@ -50,11 +53,12 @@ async def test_parallel_tool_calls(fake_provider, m, stream, aio):
     msg = r.choices[0].message
     assert msg.content == 'Adding both.' and r.choices[0].finish_reason == 'tool_calls'
     assert [(t.function.name, json.loads(t.function.arguments)) for t in msg.tool_calls] == [('add', {'a': 1, 'b': 2}), ('add', {'a': 3, 'b': 4})]
-    assert all(t.id.startswith('call_' if m==OA else 'toolu_') for t in msg.tool_calls) and len({t.id for t in msg.tool_calls}) == 2
-    assert fake_provider.last['tools'][0]['name' if m==AN else 'function']  # litellm sent the tools in the provider's format
+    # Gemini 3 sends no call ids (litellm makes call_...); litellm takes a Responses function_call item's id (fc_...)
+    assert all(t.id.startswith({AN: 'toolu_', RS: 'fc_'}.get(m, 'call_')) for t in msg.tool_calls) and len({t.id for t in msg.tool_calls}) == 2
+    assert fake_provider.views[-1]['tools'] == ['add']  # litellm sent the tools in the provider's format
 
 def test_tool_only_and_explicit_ids(fake_provider):
-    for m in MODELS:
+    for m in (OA, AN):  # Gemini 3 returns no ids; litellm names Responses calls by item id (see test_parallel_tool_calls)
         for stream in (False, True):
             fake_provider.queue(Reply(tool_calls=[dict(name='add', arguments={'a': 5}, id='my-id')]))
             msg = call(fake_provider, m, stream, tools=TOOLS).choices[0].message
@@ -142,7 +146,7 @@ def test_error_statuses(fake_provider, m, status, exc):
 @pytest.mark.parametrize('stream', [False, True])
 def test_nothing_queued_fails_fast(fake_provider, m, stream):
     t = time.perf_counter()
-    with pytest.raises(litellm.BadRequestError, match=r'no reply queued for POST /v1/.* \(request 1\)'): call(fake_provider, m, stream)
+    with pytest.raises(litellm.BadRequestError, match=r'no reply queued for POST /v1.* \(request 1\)'): call(fake_provider, m, stream)
     assert time.perf_counter()-t < 10  # a hang or a retry loop would take far longer
 
 def test_responder_raises(fake_provider):
@@ -303,3 +307,158 @@ def test_bad_bodies_get_4xx_not_hangs(fake_provider):
     r = httpx.post(fp.openai_base+'/chat/completions', json={'model': 'm'})
     assert r.status_code == 400 and 'no `messages` list' in r.text
     assert len(fp.requests) == 0
+
+# ---- the fake provider rejects what the real services reject
+
+from lisette.testing import validate_request, conversation, request_view
+
+def post(fp, path, body):
+    r = httpx.post(fp.url+path, json=body)
+    return r.status_code, r.json()
+
+GM_PATH = '/v1beta/models/gemini-3-flash-preview:generateContent'
+FC = lambda name='add', **kw: {'functionCall': {'name': name, 'args': {'a': 1}}, **kw}
+FR = lambda name='add': {'functionResponse': {'name': name, 'response': {'content': '2'}}}
+
+def test_unanswered_and_orphan_tool_calls(fake_provider):
+    fp = fake_provider.queue(*['ok']*8)
+    oa_call = {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'c1', 'type': 'function', 'function': {'name': 'add', 'arguments': '{}'}}]}
+    st, e = post(fp, '/v1/chat/completions', {'model': 'm', 'messages': HI + [oa_call, {'role': 'user', 'content': 'and?'}]})
+    assert st == 400 and "did not have response messages: c1" in e['error']['message'] and e['error']['type'] == 'invalid_request_error'
+    st, e = post(fp, '/v1/chat/completions', {'model': 'm', 'messages': HI + [{'role': 'tool', 'tool_call_id': 'c9', 'content': '1'}]})
+    assert st == 400 and "must be a response to a preceeding message with 'tool_calls'" in e['error']['message']
+    an_call = {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'toolu_1', 'name': 'add', 'input': {}}]}
+    st, e = post(fp, '/v1/messages', {'model': 'm', 'max_tokens': 5, 'messages': HI + [an_call, {'role': 'user', 'content': 'and?'}]})
+    assert st == 400 and e['type'] == 'error' and 'ids were found without `tool_result` blocks immediately after: toolu_1' in e['error']['message']
+    st, e = post(fp, GM_PATH, {'contents': [{'role': 'user', 'parts': [{'text': 'hi'}]}, {'role': 'model', 'parts': [FC(thoughtSignature='skip_thought_signature_validator'), FC(name='mul')]},
+                                             {'role': 'user', 'parts': [FR()]}]})
+    assert st == 400 and e['error']['status'] == 'INVALID_ARGUMENT' and 'number of function response parts is equal to the number of function call parts' in e['error']['message']
+    st, e = post(fp, '/v1/responses', {'model': 'm', 'input': [{'role': 'user', 'content': 'hi'}, {'type': 'function_call', 'call_id': 'call_1', 'name': 'add', 'arguments': '{}'}]})
+    assert st == 400 and e['error']['message'] == 'No tool output found for function call call_1.'
+    st, e = post(fp, '/v1/responses', {'model': 'm', 'input': [{'role': 'user', 'content': 'hi'}, {'type': 'function_call_output', 'call_id': 'call_7', 'output': '1'}]})
+    assert st == 400 and 'No tool call found for function call output with call_id call_7' in e['error']['message']
+    assert fp.pending == 8  # rejected requests consume no reply
+
+def test_empty_text_and_roles(fake_provider):
+    fp = fake_provider
+    st, e = post(fp, '/v1/messages', {'model': 'm', 'max_tokens': 5, 'messages': [{'role': 'user', 'content': [{'type': 'text', 'text': ''}]}]})
+    assert st == 400 and 'text content blocks must be non-empty' in e['error']['message']
+    st, e = post(fp, '/v1/messages', {'model': 'm', 'max_tokens': 5, 'messages': [{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': ''}, {'role': 'user', 'content': 'x'}]})
+    assert st == 400 and 'must have non-empty content except for the optional final assistant message' in e['error']['message']
+    fp.queue('ok')  # an assistant-first history is answered, as Anthropic answers the seed's `Chat(sonn, hist=fmt2hist(...))`
+    st, e = post(fp, '/v1/messages', {'model': 'm', 'max_tokens': 5, 'messages': [{'role': 'assistant', 'content': 'hi'}, {'role': 'user', 'content': 'go on'}]})
+    assert st == 200 and e['content'][0]['text'] == 'ok'
+    st, e = post(fp, '/v1/messages', {'model': 'm', 'max_tokens': 5, 'messages': [{'role': 'system', 'content': 'hi'}]})
+    assert st == 400 and e['error']['type'] == 'invalid_request_error'
+    st, e = post(fp, GM_PATH, {'contents': [{'role': 'user', 'parts': [{'text': ''}]}]})
+    assert st == 400 and 'empty text parameter' in e['error']['message']
+    st, e = post(fp, GM_PATH, {'contents': [{'role': 'assistant', 'parts': [{'text': 'hi'}]}]})
+    assert st == 400 and 'valid role: user, model' in e['error']['message']
+    st, e = post(fp, GM_PATH, {'contents': [{'role': 'user', 'parts': [{'text': 'hi'}]}, {'role': 'model', 'parts': [{'text': 'a'}]},
+                                             {'role': 'model', 'parts': [FC(thoughtSignature='skip_thought_signature_validator')]}, {'role': 'user', 'parts': [FR()]}]})
+    assert st == 400 and 'function call turn comes immediately after a user turn or after a function response turn' in e['error']['message']
+
+def test_cache_checkpoint_limit(fake_provider):
+    fp = fake_provider.queue('ok')
+    blk = lambda t: {'type': 'text', 'text': t, 'cache_control': {'type': 'ephemeral'}}
+    msgs = lambda n: [{'role': 'user', 'content': [blk(f'part {i}') for i in range(n)]}]
+    st, e = post(fp, '/v1/messages', {'model': 'm', 'max_tokens': 5, 'system': [blk('sys')], 'messages': msgs(4)})
+    assert st == 400 and e['error']['message'] == 'A maximum of 4 blocks with cache_control may be provided. Found 5.'
+    assert post(fp, '/v1/messages', {'model': 'm', 'max_tokens': 5, 'system': [blk('sys')], 'messages': msgs(3)})[0] == 200
+
+def test_thinking_signatures(fake_provider):
+    "Anthropic: a thinking block must come back exactly as issued; with thinking on, the tool-loop turn must keep it"
+    fp = fake_provider
+    fp.queue(Reply('Adding.', thinking='I add.', signature='sig-1', tool_calls=[('add', {'a': 1, 'b': 2})]))
+    r = call(fp, AN, tools=TOOLS, thinking={'type': 'enabled', 'budget_tokens': 1024}, max_tokens=2000)
+    msg = r.choices[0].message.model_dump()
+    tr = {'role': 'tool', 'tool_call_id': msg['tool_calls'][0]['id'], 'content': '3'}
+    kw = dict(tools=TOOLS, thinking={'type': 'enabled', 'budget_tokens': 1024}, max_tokens=2000)
+    fp.queue(*['ok']*3)
+    assert call(fp, AN, msgs=HI + [msg, tr], **kw).choices[0].message.content == 'ok'
+    bad = {**msg, 'thinking_blocks': [{**msg['thinking_blocks'][0], 'thinking': 'I subtract.'}]}
+    with pytest.raises(litellm.BadRequestError, match='Invalid `signature` in `thinking` block'): call(fp, AN, msgs=HI + [bad, tr], **kw)
+    dropped = {k:v for k,v in msg.items() if k not in ('thinking_blocks', 'reasoning_content')}
+    with pytest.raises(litellm.BadRequestError, match='a final `assistant` message must start with a thinking block'): call(fp, AN, msgs=HI + [dropped, tr], **kw)
+    # without thinking in the request, earlier turns need not keep their thinking
+    assert call(fp, AN, msgs=HI + [dropped, tr], tools=TOOLS).choices[0].message.content == 'ok'
+
+def test_gemini_thought_signatures(fake_provider):
+    "Gemini 3: the first function call of each step of the current turn carries its signature, unmodified"
+    fp = fake_provider
+    user, resp = {'role': 'user', 'parts': [{'text': 'add'}]}, {'role': 'user', 'parts': [FR()]}
+    st, e = post(fp, GM_PATH, {'contents': [user, {'role': 'model', 'parts': [FC()]}, resp]})
+    assert st == 400 and 'Function call is missing a thought_signature in functionCall parts' in e['error']['message'] and '`default_api:add`, position 1' in e['error']['message']
+    st, e = post(fp, GM_PATH, {'contents': [user, {'role': 'model', 'parts': [FC(thoughtSignature='bm90LWlzc3VlZA==')]}, resp]})
+    assert st == 400 and e['error']['message'] == 'Corrupted thought signature.'
+    # Google's documented dummy signatures pass, as do the server's own; older models and earlier turns are not checked
+    fp.queue(*['ok']*4)
+    for sig in ('skip_thought_signature_validator', base64.b64encode(b'context_engineering_is_the_way_to_go').decode()):
+        assert post(fp, GM_PATH, {'contents': [user, {'role': 'model', 'parts': [FC(thoughtSignature=sig)]}, resp]})[0] == 200
+    assert post(fp, '/v1beta/models/gemini-2.5-flash:generateContent', {'contents': [user, {'role': 'model', 'parts': [FC()]}, resp]})[0] == 200
+    assert post(fp, GM_PATH, {'contents': [user, {'role': 'model', 'parts': [FC()]}, resp, {'role': 'model', 'parts': [{'text': 'done'}]},
+                                            {'role': 'user', 'parts': [{'text': 'thanks'}]}]})[0] == 200
+    # through litellm: the signature it received goes back, and the strict server accepts the tool loop
+    fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2}), ('add', {'a': 3, 'b': 4})]), 'done')
+    msg = call(fp, GM, tools=TOOLS).choices[0].message.model_dump()
+    trs = [{'role': 'tool', 'tool_call_id': t['id'], 'content': str(i)} for i,t in enumerate(msg['tool_calls'])]
+    assert call(fp, GM, msgs=HI + [msg] + trs, tools=TOOLS).choices[0].message.content == 'done'
+    sent = fp.last['contents'][1]['parts']
+    assert [('thoughtSignature' in p) for p in sent] == [True, False]  # only the first of parallel calls is signed
+
+def test_strict_off(fake_provider):
+    fp = fake_provider.queue('ok')
+    fp.strict = False
+    assert post(fp, '/v1/responses', {'model': 'm', 'input': [{'type': 'function_call', 'call_id': 'c', 'name': 'f', 'arguments': '{}'}]})[0] == 200
+
+def test_conversation_and_view_agree_across_protocols(fake_provider):
+    "The same Chat-like exchange, read back from each protocol's request, gives the same turns"
+    fp = fake_provider
+    views = []
+    for m in MODELS:
+        fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2})]), 'done')
+        msgs = [{'role': 'system', 'content': 'Be brief.'}] + HI
+        msg = call(fp, m, msgs=msgs, tools=TOOLS).choices[0].message.model_dump()
+        call(fp, m, msgs=msgs + [msg, {'role': 'tool', 'tool_call_id': msg['tool_calls'][0]['id'], 'content': '3'}], tools=TOOLS)
+        v = fp.views[-1]
+        views.append((v['system'], v['tools'], [(t['role'] if not t['results'] else 'tool', t['text'], [n for _,n in t['calls']], [r for _,r in t['results']])
+                                                for t in v['turns'] if t['role']!='system']))
+    assert views == [('Be brief.', ['add'], [('user', 'hi', [], []), ('assistant', '', ['add'], []), ('tool', '', [], ['3'])])]*4
+
+@both
+def test_scripted_model_every_protocol(fake_provider, m):
+    fake_provider.respond_with(scripted_model)
+    msg = call(fake_provider, m, tools=TOOLS).choices[0].message
+    assert json.loads(msg.tool_calls[0].function.arguments) == {'a': 2, 'b': 3}
+    r = call(fake_provider, m, msgs=HI + [msg.model_dump(), {'role': 'tool', 'tool_call_id': msg.tool_calls[0].id, 'content': '5'}], tools=TOOLS)
+    assert r.choices[0].message.content == '(scripted local model, not a real LLM) The tool returned 5.'
+    assert call(fake_provider, m).choices[0].message.content == '(scripted local model, not a real LLM) You said: hi'
+
+# ---- simulated Anthropic prompt caching
+
+def test_simulated_prompt_caching_through_chat(fake_provider):
+    "Chat's moving checkpoint: turn 2 reads what turn 1 wrote; an hour later (past the 5-minute TTL) nothing is read"
+    from lisette import Chat
+    fp = fake_provider
+    fp.simulate_cache, clock = True, [1000.]
+    fp.now = lambda: clock[0]
+    fp.queue(*['Noted.']*3)
+    chat = Chat(AN, sp='You are a careful assistant. ' * 300, cache=True, api_base=fp.anthropic_base, api_key='k')
+    chat('Remember the number 7.'); u1 = chat.last_use
+    chat('And 8.'); u2 = chat.last_use
+    assert (u1.cached_tokens, u2.cached_tokens) == (0, u1.cache_creation_tokens) and u1.cache_creation_tokens > 1024
+    assert u2.cache_creation_tokens > 0  # the new turn's prefix is written too
+    clock[0] += 3600
+    chat('And 9.')
+    assert chat.last_use.cached_tokens == 0 and chat.last_use.cache_creation_tokens > u1.cache_creation_tokens
+    fp.queue(Reply('set', usage=dict(input=5, cache_read=3)))
+    chat('explicit'); assert chat.last_use.cached_tokens == 3  # a Reply's own cache numbers win
+
+def test_short_prefix_not_cached(fake_provider):
+    fp = fake_provider
+    fp.simulate_cache = True
+    fp.queue('a', 'b')
+    msgs = [{'role': 'user', 'content': [{'type': 'text', 'text': 'short', 'cache_control': {'type': 'ephemeral'}}]}]
+    for _ in range(2):
+        u = call(fp, AN, msgs=msgs).usage
+        assert (u.cache_creation_input_tokens, u.cache_read_input_tokens) == (0, 0)  # below the 1024-token minimum

@@ -1,5 +1,5 @@
 "SQLite usage log through litellm's callbacks and the fake provider: one row per call of each kind, values, concurrency, failures, schema upgrade, queries."
-import asyncio, contextvars, logging, sqlite3, threading, time
+import asyncio, contextvars, logging, re, sqlite3, threading, time
 import pytest, litellm
 from litellm import ModelResponse
 from litellm.types.utils import Usage
@@ -409,3 +409,70 @@ def test_aflush_writes_async_rows_before_the_loop_ends(fake_provider, usage_log,
         await lg.aflush()
         return count(tmp_path/'usage.db')
     assert asyncio.run(main()) == 10
+
+# ---- leaving a `with` block (issue 18 item 3) ----
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_with_block_keeps_the_last_calls_row(fake_provider, usage_log, tmp_path, stream):
+    "litellm runs sync success callbacks in a thread after the call returns: leaving the block waits for them"
+    usage_log(db=tmp_path/'warm.db')  # drains earlier tests' queued callbacks (the fixture), then stays out of the way
+    fp, db = fake_provider, tmp_path/'with.db'
+    for i in range(3):
+        fp.queue(Reply(f'answer {i}', usage=dict(input=7, output=3)))
+        with LisetteUsageLogger(db) as lg:
+            r = Chat(**kw_for(fp, 'anthropic'))('hi', stream=stream)
+            if stream: list(r)
+        assert count(db) == i+1, f"call {i}: its row was lost when the block ended"
+        assert not any(o is lg for o in litellm.callbacks)
+    assert [(o['prompt_tokens'], o['completion_tokens']) for o in rows(db)] == [(7, 3)]*3
+
+def test_async_with_block_keeps_the_last_calls_row(fake_provider, usage_log, tmp_path):
+    usage_log(db=tmp_path/'warm.db')
+    fp, db = fake_provider, tmp_path/'with.db'
+    async def main():
+        for i in range(3):
+            fp.queue(Reply(f'answer {i}', usage=dict(input=7, output=3)))
+            async with LisetteUsageLogger(db):
+                await AsyncChat(**kw_for(fp, 'openai'))('hi')
+            assert count(db) == i+1, f"call {i}: its row was lost when the block ended"
+    asyncio.run(main())
+
+def test_flush_is_bounded(tmp_path):
+    "A callback that never finishes cannot hold the block open: `flush` gives up after `timeout` and says so"
+    from litellm.litellm_core_utils.thread_pool_executor import executor
+    ev = threading.Event()
+    executor.submit(ev.wait, 10)
+    try:
+        lg = LisetteUsageLogger(tmp_path/'u.db')
+        t = time.monotonic()
+        assert lg.flush(timeout=0.3) is False
+        assert time.monotonic()-t < 3
+    finally: ev.set()
+    assert lg.flush(timeout=5) is True
+
+# ---- logger.usage(...): the original's row query (issue 16) ----
+
+def test_usage_query_like_the_original(fake_provider, usage_log, tmp_path):
+    fp = fake_provider
+    lg = usage_log(user_id_fn=lambda: 'user-123')
+    for i in range(3):
+        fp.queue(Reply(f'a{i}', usage=dict(input=10*(i+1), output=2)))
+        Chat(**kw_for(fp, 'openai'))('hi')
+    assert wait_until(lambda: count(tmp_path/'usage.db') == 3)
+    slc = 'id,model,user_id,prompt_tokens,completion_tokens,total_tokens,cached_tokens,cache_creation_tokens,cache_read_tokens,web_search_requests,response_cost'
+    u = lg.usage(select=slc)[-1]
+    assert (u.model, u.user_id, u.prompt_tokens, u.completion_tokens) == ('gpt-4o-mini', 'user-123', 30, 2)
+    assert list(u) == slc.split(',') and u.response_cost == u['response_cost'] > 0
+    assert len(lg.usage()) == 3 and sum(o.response_cost for o in lg.usage()) == pytest.approx(sum(o['response_cost'] for o in rows(tmp_path/'usage.db')))
+    assert [o.prompt_tokens for o in lg.usage(select='prompt_tokens', where='prompt_tokens >= ?', where_args=[20], order_by='prompt_tokens DESC')] == [30, 20]
+    assert [o.prompt_tokens for o in lg.usage(select='prompt_tokens', where={'user_id': 'user-123'}, order_by='id', limit=1, offset=1)] == [20]
+    assert lg.usage(where={'model': "x' OR '1'='1"}) == []  # values are parameters
+
+@pytest.mark.parametrize('kw,msg', [(dict(select='model, (SELECT 1)'), 'unknown column'), (dict(select='model FROM usage; DROP TABLE usage --'), 'unknown column'),
+    (dict(where="model='a' OR 1=1"), 'where_args'), (dict(where='model = ? ; DROP TABLE usage', where_args=['a']), 'unexpected'),
+    (dict(where='sqlite_version() = ?', where_args=['3']), 'unknown column'), (dict(where='model = ?'), '1 `?` but 0 where_args'),
+    (dict(where={'1=1 OR model': 'a'}), 'unknown column'), (dict(order_by='id; DROP TABLE usage'), 'column names'),
+    (dict(order_by='(SELECT 1)'), 'column names'), (dict(limit='1; DROP TABLE usage'), 'whole number'), (dict(limit=-1), 'whole number')])
+def test_usage_query_is_injection_safe(filled, kw, msg):
+    with pytest.raises(ValueError, match=re.escape(msg)): filled.usage(**kw)
+    assert len(filled.usage()) == 4

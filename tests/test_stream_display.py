@@ -1,0 +1,330 @@
+"""How streams are shown: markdown parity with the original (thinking, details, tool summaries), the terminal renderers
+(rich and plain), the demo on the command line, and the linear-time fixes for long replies."""
+import io, json, os, subprocess, sys
+import pytest
+import litellm
+from litellm import ModelResponse
+from litellm.types.utils import Usage
+from lisette import Chat, AsyncChat, StreamFormatter, AsyncStreamFormatter, display_stream, adisplay_stream, fmt2hist, mk_msgs
+from lisette import stream as lstream
+from lisette.stream import print_stream, aprint_stream, TerminalStream, mk_tr_details
+from lisette.testing import Reply
+
+THINK = 'The user wants 1000 integers sorted. Timsort it is.'
+ANSWER = '## Sorting 1000 integers\n\n- use `sorted(xs)`\n- O(n log n)'
+
+def simple_add(a:int, b:int=0)->int:
+    "Add two numbers"
+    return a+b
+
+def quote_tool(who:str)->str:
+    "Greet someone"
+    return f"It's '{who}'"
+
+class _Recorder:
+    "Stands in for IPython's display: records the markdown of every display and update"
+    def __init__(self): self.shown = []
+    def display(self, md, display_id=False):
+        self.shown.append(md.data)
+        return self if display_id else None
+    def update(self, md): self.shown.append(md.data)
+    def Markdown(self, s):
+        from IPython.display import Markdown
+        return Markdown(s)
+
+@pytest.fixture
+def notebook(monkeypatch):
+    "Make display_stream believe it runs in a notebook, and record what it displays"
+    rec = _Recorder()
+    monkeypatch.setattr(lstream, '_in_notebook', lambda: True)
+    monkeypatch.setattr(lstream, 'IN_JUPYTER', True)  # a live kernel: one display, updated in place
+    monkeypatch.setattr(lstream, '_ipy_display', lambda: (rec.display, rec.Markdown))
+    return rec
+
+def _n_think_chunks(fp):
+    "How many reasoning deltas the fake provider sent for THINK (it splits text into a few words each)"
+    from lisette.testing import _split_text
+    return len(_split_text(THINK))
+
+# ---- 1. thinking then answer: a blank line between them, on both protocols, through every display path
+
+def _check_think_md(outp, showthink=False):
+    head, sep, rest = outp.partition('\n\n')
+    assert sep and rest.startswith('## Sorting 1000 integers'), f'the answer must start after a blank line: {outp[:120]!r}'
+    if showthink: assert head==THINK, head
+    else: assert head and set(head)=={'🧠'}, head
+    assert rest==ANSWER
+
+def test_think_formatter(proto):
+    fp, model, kw = proto
+    fp.queue(Reply(ANSWER, thinking=THINK))
+    chat = Chat(model, **kw)
+    fmt = StreamFormatter()
+    for _ in fmt.format_stream(chat('Sort 1000 ints', stream=True)): pass
+    _check_think_md(fmt.outp)
+    assert chat.hist[-1].content==ANSWER
+
+def test_think_showthink(proto):
+    fp, model, kw = proto
+    fp.queue(Reply(ANSWER, thinking=THINK))
+    fmt = StreamFormatter(showthink=True)
+    for _ in fmt.format_stream(Chat(model, **kw)('Sort 1000 ints', stream=True)): pass
+    _check_think_md(fmt.outp, showthink=True)
+
+def test_think_display_stream(proto, notebook):
+    fp, model, kw = proto
+    fp.queue(Reply(ANSWER, thinking=THINK))
+    fmt = display_stream(Chat(model, **kw)('Sort 1000 ints', stream=True))
+    _check_think_md(fmt.outp)
+    assert notebook.shown[-1]==fmt.outp, 'the display ends showing the whole markdown'
+
+async def test_think_adisplay_stream(proto, notebook):
+    fp, model, kw = proto
+    fp.queue(Reply(ANSWER, thinking=THINK))
+    fmt = await adisplay_stream(await AsyncChat(model, **kw)('Sort 1000 ints', stream=True))
+    _check_think_md(fmt.outp)
+    assert notebook.shown[-1]==fmt.outp
+
+def test_think_resumes_after_text():
+    "Thinking that resumes after text gets a blank line before its 🧠"
+    from lisette import mk_stream_chunk
+    fmt = StreamFormatter()
+    for o in [mk_stream_chunk(content='First.'), mk_stream_chunk(reasoning_content='more'), mk_stream_chunk(content='Then.')]: fmt.format_item(o)
+    assert fmt.outp=='First.\n\n🧠\n\nThen.'
+
+def test_display_in_notebook_is_one_display(proto, notebook):
+    "Jupyter experience unchanged: one display, updated in place, tool calls shown at once"
+    fp, model, kw = proto
+    fp.queue(Reply("Adding.", tool_calls=[('simple_add', {'a': 5, 'b': 7})]), "12.")
+    display_stream(Chat(model, tools=[simple_add], **kw)('5+7?', stream=True))
+    assert any('⏳' in s and '<details' not in s for s in notebook.shown), 'the pending line is shown before the result arrives'
+    assert '→12</code></summary>' in notebook.shown[-1]
+
+# ---- 2. details block
+
+def test_details_block_markdown_and_compact_usage():
+    r = ModelResponse(model='claude-sonnet-4-5', usage=Usage(prompt_tokens=30, completion_tokens=12, total_tokens=42),
+                      choices=[dict(finish_reason='stop', message=dict(role='assistant', content='Hi!'))])
+    md = r._repr_markdown_()
+    assert '<details markdown="1">' in md
+    usage = next(l for l in md.splitlines() if l.startswith('- usage:'))
+    assert usage.startswith('- usage: `total=42 | in=30 | out=12 | cached=0.0%'), usage
+    assert 'Usage(' not in md and len(usage)<120
+
+def test_chat_response_details_compact(proto):
+    fp, model, kw = proto
+    fp.queue("Hi!")
+    md = Chat(model, **kw)('Hi')._repr_markdown_()
+    assert '<details markdown="1">' in md and 'Usage(' not in md and '- usage: `total=15 | in=10 | out=5' in md, md
+
+# ---- 3. tool summaries: quotes escaped; arguments keep their JSON values; fmt2hist rebuilds the exact call
+
+def test_tool_summary_escapes_quotes_and_roundtrips(proto):
+    fp, model, kw = proto
+    fp.queue(Reply("Greeting.", tool_calls=[('quote_tool', {'who': "O'Brien"})]), "Done.")
+    chat = Chat(model, tools=[quote_tool], **kw)
+    fmt = StreamFormatter()
+    for _ in fmt.format_stream(chat('Greet', stream=True)): pass
+    assert '<summary><code>quote_tool(who=&quot;O&#x27;Brien&quot;)→It&#x27;s &#x27;O&#x27;Brien&#x27;</code></summary>' in fmt.outp
+    assert "<code>quote_tool(who=&quot;O&#x27;Brien&quot;)</code> ⏳" in fmt.outp
+    h = fmt2hist(fmt.outp)
+    assert h[0].tool_calls[0].function.arguments==chat.hist[1].tool_calls[0].function.arguments
+    assert h[1]['content']==chat.hist[2]['content']=="It's 'O'Brien'"
+
+def test_tool_args_keep_json_values(proto):
+    fp, model, kw = proto
+    fp.queue(Reply("Adding.", tool_calls=[('simple_add', {'a': 1234, 'b': 5678})]), "6912.")
+    chat = Chat(model, tools=[simple_add], **kw)
+    fmt = StreamFormatter()
+    for _ in fmt.format_stream(chat('1234+5678?', stream=True)): pass
+    js = json.loads(fmt.outp.split('```json\n')[1].split('\n```')[0])
+    assert js['call']['arguments']=={'a': 1234, 'b': 5678}
+    sent = chat.hist[1].tool_calls[0].function.arguments
+    assert fmt2hist(fmt.outp)[0].tool_calls[0].function.arguments==sent, 'fmt2hist must rebuild the call the model made'
+    # the rebuilt history sends the same tool call the model made
+    assert mk_msgs(['1234+5678?', *fmt2hist(fmt.outp)])[1]['tool_calls'][0]['function']['arguments']==sent
+
+def test_tool_args_truncate_only_long_strings():
+    long = 'x'*5000
+    tc = dict(id='t1', type='function', function=dict(name='f', arguments=json.dumps({'n': 7, 'f': 1.5, 'ok': True, 'none': None,
+                                                                                     's': 'short', 'long': long, 'nested': [long, 3]})))
+    d = mk_tr_details({'tool_call_id': 't1', 'role': 'tool', 'content': 'r'}, tc, mx=100)
+    args = json.loads(d.split('```json\n')[1].split('\n```')[0])['call']['arguments']
+    assert {k: args[k] for k in ('n', 'f', 'ok', 'none', 's')}=={'n': 7, 'f': 1.5, 'ok': True, 'none': None, 's': 'short'}
+    assert args['long'].startswith('<TRUNCATED>') and len(args['long'])<200
+    assert args['nested'][1]==3 and args['nested'][0].startswith('<TRUNCATED>')
+
+# ---- 4. fmt2hist of plain text
+
+def test_fmt2hist_plain_text_is_the_string():
+    assert fmt2hist('Just an answer.')==['Just an answer.']
+    assert mk_msgs(['Hi', *fmt2hist('Hello!')])==[{'role': 'user', 'content': 'Hi'}, {'role': 'assistant', 'content': 'Hello!'}]
+
+# ---- 5. terminal rendering
+
+class TTY(io.StringIO):
+    def isatty(self): return True
+
+def _tool_turn(fp):
+    fp.queue(Reply("Let me add.", tool_calls=[('simple_add', {'a': 5, 'b': 7}), ('simple_add', {'a': 1, 'b': 2})], thinking='Two sums.'),
+             Reply("5 + 7 = **12**, 1 + 2 = **3**.", thinking='Report.'))
+
+EXPECTED_FILE = ("🧠 thinking…\n\nLet me add.\n\n🔧 simple_add(a=5, b=7) → 12\n🔧 simple_add(a=1, b=2) → 3\n\n"
+                 "🧠 thinking…\n\n5 + 7 = **12**, 1 + 2 = **3**.\n")
+
+@pytest.fixture
+def no_rich(monkeypatch):
+    "Hide rich, as when lisette is installed without the `cli` extra"
+    for m in [m for m in sys.modules if m=='rich' or m.startswith('rich.')]: monkeypatch.delitem(sys.modules, m)
+    for m in ('rich', 'rich.live', 'rich.console', 'rich.text'): monkeypatch.setitem(sys.modules, m, None)
+
+def test_plain_file(proto, no_rich):
+    "Plain fallback into a file: no escapes, no HTML, finished tool lines only; the formatter still has the markdown"
+    fp, model, kw = proto
+    _tool_turn(fp)
+    buf = io.StringIO()
+    fmt = print_stream(Chat(model, tools=[simple_add], **kw)('5+7 and 1+2?', stream=True), file=buf)
+    assert isinstance(TerminalStream(io.StringIO()).out, lstream._PlainTerm), 'without rich the plain renderer is used'
+    assert buf.getvalue()==EXPECTED_FILE
+    assert '<details' in fmt.outp and len(fmt2hist(fmt.outp))==4
+
+def test_plain_tty_redraws_pending_lines(proto, no_rich):
+    "On a terminal each call shows as pending, then its line turns into `name(args) → result` in place"
+    fp, model, kw = proto
+    _tool_turn(fp)
+    tty = TTY()
+    print_stream(Chat(model, tools=[simple_add], **kw)('5+7 and 1+2?', stream=True), file=tty)
+    out = tty.getvalue()
+    i_pend, i_up = out.index('⏳ simple_add(a=5, b=7)'), out.index('\x1b[2F\x1b[J')
+    assert i_pend < i_up < out.index('🔧 simple_add(a=5, b=7) → 12'), out
+    assert '\x1b[2m🧠 thinking…\x1b[0m' in out and '<' not in out.replace('\x1b[', '')
+    final = out[out.rindex('\x1b[2F\x1b[J'):]
+    assert '⏳' not in final, 'after the last result no pending line is left'
+
+def test_rich_file(proto):
+    pytest.importorskip('rich')
+    fp, model, kw = proto
+    _tool_turn(fp)
+    buf = io.StringIO()
+    print_stream(Chat(model, tools=[simple_add], **kw)('5+7 and 1+2?', stream=True), file=buf, use_rich=True)
+    assert buf.getvalue()==EXPECTED_FILE, 'rich into a file: the same text as the plain renderer, no escapes, no pending lines'
+
+def test_rich_terminal(proto, monkeypatch):
+    "rich on a terminal: pending lines drawn live, then replaced by the finished lines"
+    pytest.importorskip('rich')
+    monkeypatch.setenv('FORCE_COLOR', '1'); monkeypatch.delenv('NO_COLOR', raising=False); monkeypatch.setenv('TERM', 'xterm-256color')
+    fp, model, kw = proto
+    _tool_turn(fp)
+    tty = TTY()
+    term = TerminalStream(tty, use_rich=True)
+    assert term.out.con.is_terminal
+    for o in Chat(model, tools=[simple_add], **kw)('5+7 and 1+2?', stream=True): term.add(o)
+    term.close()
+    out = tty.getvalue()
+    assert out.index('⏳ simple_add(a=5, b=7)') < out.rindex('🔧 simple_add(a=5, b=7)') and '→ 12' in out and '→ 3' in out
+    assert out.rindex('5 + 7 = **12**') > out.rindex('→ 3')
+
+async def test_async_terminal(proto, no_rich):
+    fp, model, kw = proto
+    _tool_turn(fp)
+    buf = io.StringIO()
+    fmt = await aprint_stream(await AsyncChat(model, tools=[simple_add], **kw)('5+7 and 1+2?', stream=True), file=buf)
+    assert buf.getvalue()==EXPECTED_FILE and '<details' in fmt.outp
+
+def test_display_stream_outside_notebook_prints_for_terminal(proto, capsys, no_rich):
+    "Outside a notebook display_stream and adisplay_stream print for the terminal, never markup"
+    fp, model, kw = proto
+    _tool_turn(fp)
+    fmt = display_stream(Chat(model, tools=[simple_add], **kw)('5+7 and 1+2?', stream=True))
+    assert capsys.readouterr().out==EXPECTED_FILE and '<details' in fmt.outp
+    assert not lstream._in_notebook()
+
+async def test_adisplay_stream_outside_notebook(proto, capsys, no_rich):
+    fp, model, kw = proto
+    _tool_turn(fp)
+    await adisplay_stream(await AsyncChat(model, tools=[simple_add], **kw)('5+7 and 1+2?', stream=True))
+    assert capsys.readouterr().out==EXPECTED_FILE
+
+def test_terminal_showthink(proto, no_rich):
+    fp, model, kw = proto
+    fp.queue(Reply(ANSWER, thinking=THINK))
+    buf = io.StringIO()
+    print_stream(Chat(model, **kw)('Sort', stream=True), file=buf, showthink=True)
+    assert buf.getvalue()==f"{THINK}\n\n{ANSWER}\n"
+
+def test_terminal_long_tool_line_is_one_line(no_rich):
+    "A tool line never wraps on a terminal (the in-place redraw counts lines)"
+    tty = TTY()
+    term = TerminalStream(tty)
+    tc = dict(id='t1', type='function', function=dict(name='f', arguments=json.dumps({'s': 'x'*500})))
+    term.add(ModelResponse(choices=[dict(finish_reason='tool_calls', message=dict(role='assistant', content=None, tool_calls=[tc]))]))
+    term.add({'tool_call_id': 't1', 'role': 'tool', 'name': 'f', 'content': 'y\n'*300})
+    term.close()
+    for l in tty.getvalue().replace('\x1b[1F\x1b[J', '\n').splitlines(): assert len(l) < 200, l
+
+# ---- demo
+
+def _demo(*args, hide_rich=False, env=None):
+    code = ("import sys; sys.modules['rich']=None; sys.modules['rich.live']=None; sys.modules['rich.console']=None\n" if hide_rich else '') + \
+           "from lisette.demo import main; main(sys.argv[1:])"
+    return subprocess.run([sys.executable, '-c', 'import sys\n'+code, *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, 'LITELLM_LOCAL_MODEL_COST_MAP': 'True', **(env or {})})
+
+@pytest.mark.parametrize('hide_rich', [False, True])
+def test_demo_terminal_output(hide_rich):
+    r = _demo(hide_rich=hide_rich)
+    assert r.returncode==0, r.stderr
+    assert '🔧 simple_add(a=1234, b=5678) → 6912' in r.stdout and '⏳' not in r.stdout, r.stdout
+    assert '<' not in r.stdout.replace('<TRUNCATED>', ''), 'no HTML in the terminal'
+    assert 'The tool says the sum is **6912**.' in r.stdout
+
+def test_demo_missing_key():
+    env = {k: '' for k in ('ANTHROPIC_API_KEY',)}
+    r = subprocess.run([sys.executable, '-m', 'lisette.demo', '--model', 'anthropic/claude-sonnet-4-5'], capture_output=True, text=True,
+                       timeout=120, env={**{k:v for k,v in os.environ.items() if k!='ANTHROPIC_API_KEY'}, 'LITELLM_LOCAL_MODEL_COST_MAP': 'True'})
+    assert r.returncode!=0 and r.stdout=='' and r.stderr.count('\n')==1, (r.returncode, r.stdout, r.stderr)
+    assert 'ANTHROPIC_API_KEY' in r.stderr and 'Traceback' not in r.stderr
+
+def test_demo_rejected_key(fake_provider, monkeypatch, capsys):
+    "A key the provider rejects: one line, non-zero exit"
+    from lisette import demo
+    fake_provider.queue(Reply(status=401, error='invalid x-api-key'))
+    monkeypatch.setenv('ANTHROPIC_API_KEY', 'bad'); monkeypatch.setenv('ANTHROPIC_API_BASE', fake_provider.anthropic_base)
+    orig = demo.Chat
+    monkeypatch.setattr(demo, 'Chat', lambda m, **kw: orig(m, api_base=fake_provider.anthropic_base, retries=0, **kw))
+    with pytest.raises(SystemExit) as e: demo.main(['--model', 'anthropic/claude-sonnet-4-5'])
+    assert isinstance(e.value.code, str) and 'rejected the API key' in e.value.code and '\n' not in e.value.code
+
+# ---- linear time for long replies
+
+def test_stream_text_linear(proto):
+    "litellm's text-so-far is appended to, not copied for every chunk, and still reads as the whole text"
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
+    fp, model, kw = proto
+    text = ''.join(f'word{i} ' for i in range(3000))
+    fp.queue(Reply(text, chunks=1000))
+    chat = Chat(model, **kw)
+    wrappers = []
+    orig = chat.completefunc
+    def spy(**k):
+        r = orig(**k); wrappers.append(r); return r
+    chat.completefunc = spy
+    fmt = StreamFormatter()
+    for o in chat('Long', stream=True): fmt.format_item(o)
+    assert isinstance(vars(CustomStreamWrapper).get('response_uptil_now'), property)
+    w = wrappers[0]
+    assert len(w.__dict__['_lisette_text']) > 900, 'each delta appended as a piece, never joined during the stream'
+    assert w.response_uptil_now==text.rstrip() or w.response_uptil_now==text
+    assert len(fmt._parts) > 900 and fmt.outp==chat.hist[-1].content
+
+def test_post_call_rules_still_see_text(fake_provider):
+    from lisette.providers import _linear_stream_text
+    _linear_stream_text()
+    seen = []
+    litellm.post_call_rules = [lambda s: seen.append(s) or True]
+    try:
+        fake_provider.queue(Reply('one two three four five six', chunks=3))
+        list(litellm.completion('openai/gpt-4o-mini', [{'role': 'user', 'content': 'c'}], stream=True,
+                                api_base=fake_provider.openai_base, api_key='k'))
+    finally: litellm.post_call_rules = []
+    assert seen[-1]=='one two three four five six' and all(seen[-1].startswith(s) for s in seen)

@@ -1,0 +1,210 @@
+"Tool calls through the fake provider: bad arguments go back to the model, tool-call references, provider-run calls."
+import json, re
+from decimal import Decimal
+from uuid import UUID
+import litellm, pytest
+from lisette import Chat, AsyncChat, ToolResponse
+from lisette.testing import Reply
+from lisette.tools import ToolResults, _filter_srvtools, _tc_id
+from lisette.messages import _get
+
+calls = []
+
+def f_str(s:str):
+    "Echo a string"
+    calls.append(('f_str', s)); return s
+
+def f_int(n:int):
+    "Double an integer"
+    calls.append(('f_int', n)); return n*2
+
+def f_dec(d:Decimal):
+    "Echo a decimal"
+    calls.append(('f_dec', d)); return str(d)
+
+def f_bytes(b:bytes):
+    "Length of some bytes"
+    calls.append(('f_bytes', len(b))); return len(b)
+
+def f_uuid(u:UUID):
+    "Echo a uuid"
+    calls.append(('f_uuid', u)); return str(u)
+
+def f_list(xs:list[int]):
+    "Sum a list"
+    calls.append(('f_list', xs)); return sum(xs)
+
+def tool_results(chat): return [m['content'] for m in chat.hist if isinstance(m, dict) and m.get('role')=='tool']
+
+def run_tool(proto, fn, args, stream=False):
+    "One turn in which the model calls `fn` with `args` (a dict, or a raw JSON string), then answers 'ok'"
+    fp, model, kw = proto
+    calls.clear()
+    fp.queue(Reply(tool_calls=[dict(name=fn.__name__, arguments=args)]), Reply('ok'))
+    chat = Chat(model, tools=[fn], **kw)
+    r = chat('go', stream=stream)
+    if stream: r = list(r)[-1]
+    assert chat.hist[-1].content == 'ok'
+    res = tool_results(chat)
+    assert len(res)==1
+    return res[0]
+
+# Arguments that fastcore's coercion crashes on, or silently changes: (tool, arguments, words the result must contain)
+BAD = [(f_str, {'s': {'a': 1}}, ['f_str', '`s`', 'string', 'object']),
+       (f_int, {'n': {}}, ['f_int', '`n`', 'integer', 'object']),
+       (f_int, {'n': [1]}, ['f_int', '`n`', 'integer', 'array']),
+       (f_int, {'n': True}, ['f_int', '`n`', 'integer', 'boolean']),
+       (f_dec, {'d': 'abc'}, ['f_dec', '`d`', 'decimal', "'abc'"]),
+       (f_dec, {'d': {'x': 1}}, ['f_dec', '`d`', 'object']),
+       (f_bytes, {'b': 50_000_000}, ['f_bytes', '`b`', 'string', 'integer']),
+       (f_uuid, {'u': 'not-a-uuid'}, ['f_uuid', '`u`', 'UUID']),
+       (f_list, {'xs': {'a': 1}}, ['f_list', '`xs`', 'array', 'object']),
+       (f_int, {}, ['f_int', 'missing', '`n`']),
+       (f_int, {'n': 1, 'zzz': 2}, ['f_int', 'unknown', '`zzz`'])]
+
+@pytest.mark.parametrize('fn,args,words', BAD, ids=[f"{f.__name__}-{json.dumps(a)[:20]}" for f,a,_ in BAD])
+def test_bad_arguments_go_back_to_the_model(proto, fn, args, words):
+    res = run_tool(proto, fn, args)
+    assert calls==[], f"{fn.__name__} ran with {calls}"  # e.g. `bytes(50_000_000)` was never made
+    for w in words: assert w in res, (w, res)
+
+# Raw argument strings only the OpenAI protocol carries as they are (Anthropic's are JSON objects)
+DEEP = '{"n": ' + '['*100_000 + ']'*100_000 + '}'
+BIG = '{"n": 1' + '0'*5000 + '}'
+
+# Non-streamed, litellm itself fails on DEEP and BIG while building the response (it catches only JSONDecodeError in
+# `handle_invalid_parallel_tool_calls`), before lisette sees the call: that needs a guarded fix in providers.py.
+RAW = [(DEEP, ['f_int', 'nest'], True), (BIG, ['f_int', 'digits'], True)] + [
+       (a, w, s) for a,w in [('{"n": ' + '['*500 + ']'*500 + '}', ['f_int', 'nest']), ('[1]', ['f_int', 'JSON object'])] for s in (False, True)]
+
+@pytest.mark.parametrize('args,words,stream', RAW, ids=['deep-stream', 'digits-stream', 'nest500', 'nest500-stream', 'array', 'array-stream'])
+def test_unparseable_arguments_go_back_to_the_model(fake_provider, args, words, stream):
+    fp = fake_provider
+    res = run_tool((fp, 'openai/gpt-4o-mini', dict(api_base=fp.openai_base, api_key='k')), f_int, args, stream=stream)
+    assert calls==[]
+    for w in words: assert w in res, (w, res[:300])
+    assert len(res) < 1000
+
+GOOD = [(f_str, {'s': 'hi'}, ('f_str', 'hi')), (f_int, {'n': 3}, ('f_int', 3)), (f_dec, {'d': '1.10'}, ('f_dec', Decimal('1.10'))),
+        (f_dec, {'d': 2}, ('f_dec', Decimal(2))), (f_bytes, {'b': 'héllo'}, ('f_bytes', 6)),
+        (f_uuid, {'u': '12345678-1234-5678-1234-567812345678'}, ('f_uuid', UUID('12345678-1234-5678-1234-567812345678'))),
+        (f_list, {'xs': [1, 2]}, ('f_list', [1, 2])), (f_list, {'xs': '[1, 2]'}, ('f_list', [1, 2])), (f_list, {'xs': {}}, ('f_list', []))]
+
+@pytest.mark.parametrize('fn,args,call', GOOD, ids=[f"{f.__name__}-{json.dumps(a)}" for f,a,_ in GOOD])
+def test_good_arguments_still_work(proto, fn, args, call):
+    run_tool(proto, fn, args)
+    assert calls==[call]
+
+def test_bad_arguments_async(fake_provider):
+    import asyncio
+    fp = fake_provider
+    calls.clear()
+    fp.queue(Reply(tool_calls=[dict(name='f_int', arguments={'n': {}}), dict(name='f_bytes', arguments={'b': 10**9})]), Reply('ok'))
+    chat = AsyncChat('openai/gpt-4o-mini', tools=[f_int, f_bytes], api_base=fp.openai_base, api_key='k')
+    asyncio.run(chat('go'))
+    res = tool_results(chat)
+    assert calls==[] and len(res)==2 and '`n`' in res[0] and '`b`' in res[1]
+
+
+# --- Stored results and references (tc_refs) ---
+
+seen = {}
+
+def view_img(fn:str):
+    "View an image"
+    return ToolResponse([{'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,iVBORw0KGgo='}}])
+
+def get_img_size(image_content:list) -> dict:
+    "Size of an image from ToolResponse content"
+    seen['image_content'] = image_content
+    return {'parts': len(image_content), 'url': image_content[0]['image_url']['url'][:10]}
+
+def test_tool_response_is_stored_as_its_content(proto):
+    "Issue 16: a later tool receiving $`id` of a ToolResponse gets its content parts (the seed's get_img_size example)"
+    fp, model, kw = proto
+    seen.clear()
+    def responder(body, path):  # the model names the call by the id our history holds (litellm makes Gemini's up)
+        ids = [_tc_id(tc) for m in chat.hist for tc in (_get(m, 'tool_calls') or [])]
+        if not ids: return Reply(tool_calls=[dict(name='view_img', arguments={'fn': 'puppy.jpg'}, id='toolu_view')])
+        if len(ids)==1: return Reply(tool_calls=[dict(name='get_img_size', arguments={'image_content': f'$`{ids[0]}`'}, id='toolu_size')])
+        return Reply('done')
+    fp.respond_with(responder)
+    chat = Chat(model, tools=[view_img, get_img_size], tc_refs=True, **kw)
+    chat('describe then measure', max_steps=5)
+    parts = view_img('x').content
+    assert list(chat.tc_res.values()) == [parts, {'parts': 1, 'url': 'data:image'}] and seen['image_content'] == parts
+
+def get_text():
+    "Text that looks like a Python literal"
+    return "{'object':'x'}"
+
+def get_set():
+    "Text that evaluates to a set"
+    return "{1,2,3}"
+
+def use_str(s:str):
+    "Takes text"
+    seen.setdefault('use_str', []).append(s); return 'ok'
+
+def use_any(s:str|dict):
+    "Takes text or an object"
+    seen.setdefault('use_any', []).append(s); return 'ok'
+
+def use_dict(d:dict):
+    "Takes a dict"
+    seen.setdefault('use_dict', []).append(d); return 'ok'
+
+def _eval_turn(proto, explicit):
+    "get_text and get_set, then four calls referencing their results by id (read from the results, as Gemini sends no ids)"
+    fp, model, kw = proto
+    seen.clear()
+    def responder(body, path):
+        ids = re.findall(r'\[tool_call_id: ([^\]]+)\]', ' '.join(r for t in fp.views[-1]['turns'] for _,r in t['results']))
+        if not ids: return Reply(tool_calls=[dict(name='get_text', id='toolu_t'), dict(name='get_set', id='toolu_s')])
+        if len(ids)==2:
+            t, s = (f'$`{i}`' for i in ids)
+            return Reply(tool_calls=[dict(name='use_str', arguments={'s': t}), dict(name='use_str', arguments={'s': s}),
+                                     dict(name='use_any', arguments={'s': s}), dict(name='use_dict', arguments={'d': t})])
+        return Reply('done')
+    fp.respond_with(responder)
+    chat = Chat(model, tools=[get_text, get_set, use_str, use_any, use_dict], tc_refs=True, tc_res_eval=True, **kw)
+    if explicit: chat.tc_res = ToolResults()
+    chat('chain them', max_steps=5)
+    return chat
+
+@pytest.mark.parametrize('explicit', [True, False])
+def test_tc_res_eval_only_for_parameters_that_ask_for_objects(proto, explicit):
+    "Issue 18 item 12: a str parameter gets the text the tool returned; a dict parameter the evaluated object"
+    chat = _eval_turn(proto, explicit)
+    assert list(chat.tc_res.values())[:2] == [{'object': 'x'}, {1, 2, 3}]  # stored evaluated (the seed's contract)
+    assert seen == {'use_str': ["{'object':'x'}", "{1,2,3}"], 'use_any': ["{1,2,3}"], 'use_dict': [{'object': 'x'}]}
+
+
+# --- Calls the provider ran, and calls that only look like it ---
+
+def f_add(a:int, b:int=0):
+    "Add"
+    calls.append(('f_add', a, b)); return a+b
+
+def test_provider_ran_calls_are_told_apart_by_their_result(fake_provider):
+    "Issue 18 item 11: a `srvtoolu_` id alone does not make a call provider-run; its result in the message does"
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[dict(name='f_add', arguments={'a': 1}, id='srvtoolu_abc')]),
+             Reply('found', web_search=[dict(query='otters', url='https://example.com', title='Otters')]))
+    m1 = litellm.completion('openai/gpt-4o-mini', [{'role': 'user', 'content': 'go'}], api_base=fp.openai_base, api_key='k').choices[0].message
+    m2 = litellm.completion('anthropic/claude-sonnet-4-5', [{'role': 'user', 'content': 'search'}], api_base=fp.anthropic_base, api_key='k',
+                            web_search_options={}).choices[0].message
+    assert [tc.id for tc in m1.tool_calls] == ['srvtoolu_abc'] and [tc.id for tc in _filter_srvtools(m1)] == ['srvtoolu_abc']
+    assert m2.tool_calls[0].id.startswith('srvtoolu_') and _filter_srvtools(m2) == []
+
+@pytest.mark.xfail(strict=True, reason="needs the engine (lisette/chat.py) to pass the message, not its tool calls, to `_filter_srvtools`, "
+                                      "and history.py to judge server calls with `tools._provider_ran(message)`")
+def test_stray_srvtoolu_call_is_answered(fake_provider):
+    fp = fake_provider
+    calls.clear()
+    fp.queue(Reply(tool_calls=[dict(name='f_add', arguments={'a': 1, 'b': 2}, id='srvtoolu_abc')]), Reply('3'), Reply('again'))
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k', tools=[f_add])
+    chat('go')
+    assert calls == [('f_add', 1, 2)] and tool_results(chat) == ['3']
+    chat('and again')
+    assert [m['role'] for m in fp.requests[-1].body['messages']] == ['user', 'assistant', 'tool', 'assistant', 'user']
