@@ -85,7 +85,7 @@ def _thinking_problem(m, role):
     if not isinstance(tbs, list): return f"thinking_blocks is a {type(tbs).__name__}, not a list"
     for j,b in enumerate(tbs):
         t = _get(b, 'type')
-        if t=='thinking': need = ('thinking', 'signature')
+        if t=='thinking': need = ('thinking', 'signature') if _get(b, 'signature') is not None else ('thinking',)  # Gemini's are unsigned
         elif t=='redacted_thinking': need = ('data',)
         else: return f"thinking_blocks[{j}] has type {t!r}; expected 'thinking' or 'redacted_thinking'"
         for k in need:
