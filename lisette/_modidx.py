@@ -57,6 +57,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._Limits': ('chat.html#_limits', 'lisette/chat.py'),
                               'lisette.chat._Limits.__init__': ('chat.html#_limits.__init__', 'lisette/chat.py'),
                               'lisette.chat._Limits.error': ('chat.html#_limits.error', 'lisette/chat.py'),
+                              'lisette.chat._Limits.late': ('chat.html#_limits.late', 'lisette/chat.py'),
                               'lisette.chat._Limits.over': ('chat.html#_limits.over', 'lisette/chat.py'),
                               'lisette.chat._Limits.per_read': ('chat.html#_limits.per_read', 'lisette/chat.py'),
                               'lisette.chat._Limits.wait': ('chat.html#_limits.wait', 'lisette/chat.py'),

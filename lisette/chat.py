@@ -421,12 +421,9 @@ def _ask(self:Chat, t):
 
 # %% ../nbs/06_chat.ipynb #7540df5e
 @patch
-def _fix_text(self:Chat, o, what):
-    "Replace lone surrogates in `o` (about to be stored: no provider would take it), reported in `adjustments` and warned"
-    if not (n := fix_surrogates(o)): return
-    msg = f"{what}: lone surrogates in {n} string(s) replaced by U+FFFD (no provider accepts them)"
-    self.__dict__.setdefault('adjustments', []).append(('surrogates', msg))
-    warnings.warn(msg, stacklevel=2)
+def _fix_text(self:Chat, t, o, what):
+    "Replace lone surrogates in `o` (about to be stored: no provider would take it), reported as a 'surrogates' adjustment"
+    if n := fix_surrogates(o): self._adjust(t, 'surrogates', f"{what}: lone surrogates in {n} string(s) replaced by U+FFFD (no provider accepts them)")
 
 @patch
 def _record(self:Chat, t, r):
@@ -437,7 +434,7 @@ def _record(self:Chat, t, r):
     elif t.final and t.step>t.max_steps: self._adjust(t, 'final_prompt', f"the {t.max_steps} tool rounds (max_steps) were used up: the final prompt was sent, tools off")
     if isinstance(getattr(r, '_hidden_params', None), dict): r._hidden_params['lisette_adjustments'] = t.adjustments  # for the response's details
     m = self._after_response(r, t.prefill)
-    self._fix_text(m, 'reply')
+    self._fix_text(t, m, 'reply')
     self._hist.append(m)
     u = getattr(r, 'usage', None)
     if getattr(u, 'prompt_tokens', None): self._ctx = (len(self._hist), u.prompt_tokens+(u.completion_tokens or 0))
@@ -449,7 +446,7 @@ def _tool_round(self:Chat, t, tcs):
     "Run tool calls `tcs` of turn `t` (a sub-generator): results go into the history and out to the caller"
     if t.steer.stopping: pairs = [(stopped_result, mk_tc_result(tc, stopped_result)) for tc in tcs]  # `chat.stop()`: don't run them
     else: pairs = yield _Tools(tcs, t.schemas, t.ns)
-    for _,tr in pairs: self._fix_text(tr, f"result of tool call {tr.get('tool_call_id')!r}")
+    for _,tr in pairs: self._fix_text(t, tr, f"result of tool call {tr.get('tool_call_id')!r}")
     self._hist += [tr for _,tr in pairs]
     for _,tr in pairs: yield _Out(tr)
     self._after_round(t, tcs, pairs)
@@ -545,6 +542,11 @@ class _Limits:
         left = None if self.total is None else self.total-(time.monotonic()-self.t0)
         return min((x for x in (left, self.idle) if x is not None), default=None)
     def over(self): return self.total is not None and time.monotonic()-self.t0>=self.total
+    def late(self):
+        "Did this event come past a limit? (also where litellm applies no per-read timeout)"
+        now, last = time.monotonic(), getattr(self, 'last', self.t0)
+        self.last = now
+        return self.over() or (self.idle is not None and now-last>self.idle)
     def error(self):
         "The `ChatTimeout` for the limit that was hit"
         if not self.stream: msg = f"no response from {self.model} within {self.per_read or 0:g} s, the request time limit"
@@ -575,7 +577,7 @@ def _timed(r, lim):
     "Stream `r`, stopped by a `ChatTimeout` once past its total limit or when a read times out"
     try:
         for o in r:
-            if lim.over(): raise lim.error()
+            if lim.late(): raise lim.error()
             yield o
     except ChatTimeout: raise
     except Exception as e:
@@ -679,7 +681,7 @@ def _call(self:Chat, kw, stream):
         res = yield from stream_with_complete(_timed(r, lim), postproc=seen)
         _check_stream(r, res)
         return res
-    except Exception as e: e.lisette_midstream = bool(seen.n); raise
+    except Exception as e: e.lisette_midstream = True; raise  # answered 200: never re-sent
     finally: close_stream(r); self._unslot()  # a stream holds its slot until it ends
 
 @patch
@@ -776,7 +778,7 @@ class AsyncChat(Chat):
                                     if isinstance(o, ModelResponse): send = o
                                     else: yield o
                                 _check_stream(r, send)
-                            except Exception as e: e.lisette_midstream = bool(seen.n); raise
+                            except Exception as e: e.lisette_midstream = True; raise  # answered 200: never re-sent
                             finally: await aclose_stream(r); self._unslot()
                         else: send = r
                     else: send = await self._run_tools(cmd)

@@ -408,9 +408,7 @@ def _hist_of(d, src):
         try: check_msg(m, i)
         except Exception as e: raise SavedChatError(src, f"hist[{i}]", str(e)) from None
         hist.append(m)
-    if n := fix_surrogates(hist):
-        warnings.warn(f"{src}: replaced lone surrogates (text no provider accepts) with U+FFFD in {n} string(s) of the history", stacklevel=4)
-    return hist
+    return hist, fix_surrogates(hist)
 
 def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, source:str='saved chat', **kw)->Chat:
     "A `cls` chat continuing the state `d` written by `chat_state`; `kw` override saved settings (see `load_chat`)"
@@ -420,7 +418,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     if d.get('version')!=chat_format_version:
         raise SavedChatError(src, 'version', f"format version {d.get('version')!r}; this lisette reads version {chat_format_version}. Upgrade lisette to load it.")
     model = _field(d, 'model', lambda x: isinstance(x, str) and bool(x), "a model name", src)
-    sp, hist = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src)
+    sp, (hist, fixed) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src)
     tcr = d.get('tc_res')
     if not (tcr is None or isinstance(tcr, dict)): raise SavedChatError(src, 'tc_res', f"expected an object or null, got {type(tcr).__name__}")
     use, last_use = _usage(d, 'use', src), _usage(d, 'last_use', src)
@@ -431,6 +429,9 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     chat._hist, chat._ckpts = hist, [m for m in hist if _has_cache(m)]  # as saved, cache checkpoints included
     if tcr is not None and chat.tc_res is not None: chat.tc_res.update(tcr)
     chat.use, chat.last_use = use, last_use
+    if fixed:  # reported now, and again by the next turn
+        chat.adjustments = chat._carry = []
+        chat._adjust(None, 'surrogates', f"{src}: lone surrogates (text no provider accepts) in {fixed} string(s) of the history replaced by U+FFFD")
     return chat
 
 def load_chat(
