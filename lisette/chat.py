@@ -303,7 +303,7 @@ def _check_context(self:Chat, schemas, max_tokens):
     # `_ctx`: the tokens of the request up to message n0, exact (the provider's count, or ours) or a byte bound; (None, 0): unknown
     n0, t0, exact = (*self._ctx, True)[:3]
     if n0 is None or n0>len(self._hist): n0, t0, exact = 0, _bytes_bound([], schemas, self.sp), False
-    new = sent(self._hist[n0:])
+    new = self._hist[n0:]  # paging only shortens: bounds and estimates of the whole results hold for what is sent
     est, budget = t0 + _bytes_bound(new), w-(max_tokens or 0)  # a cheap upper bound: a byte per token for what is new
     if est<=budget:
         if not exact: self._ctx = (len(self._hist), est, False)  # so the next turn bounds only its new messages
@@ -312,7 +312,7 @@ def _check_context(self:Chat, schemas, max_tokens):
     # window), trust it and let the provider's count (in the usage of the reply) replace it; see `estimate_tokens`
     if not self.fit_context and t0 + _bytes_bound(new, w=1/3) <= budget/2: return False
     # near the window: count exactly, only the messages the last exact count did not cover
-    n = t0 + count_tokens(new, self.model) if exact else count_tokens(sent(self._hist), self.model, schemas, self.sp)
+    n = t0 + count_tokens(sent(new), self.model) if exact else count_tokens(sent(self._hist), self.model, schemas, self.sp)
     self._ctx = (len(self._hist), n, True)
     if n<=budget: return False
     h, done = check_context(sent(self._hist), self.model, schemas, self.sp, max_tokens=max_tokens, shorten=self.fit_context, window=w)
