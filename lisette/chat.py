@@ -147,6 +147,7 @@ class Chat:
         fit_context:bool=False, # Shorten the oldest tool results when a request would exceed the context window
         stall:int=2, # Tool rounds in a row without progress (a repeated call, or only results seen before) that end the loop; the first get a note. None: off
         page_results:int=40_000, # Tool results longer than this many characters reach the model in pages (`read_result`); None: whole
+        limiter=None, # A `lisette.limits.Limiter` shared with other chats: caps requests in flight and per minute, pauses all on a 429
     ):
         "LiteLLM chat client."
         self.tools = listify(tools)
@@ -157,7 +158,7 @@ class Chat:
         self.callkw = callkw or {}
         self.use, self.last_use, self._ckpts = UsageStats(), UsageStats(), []
         self.adjustments, self._carry, self._warned = [], [], set()
-        store_attr('model,sp,temp,search,cache,cache_idxs,ttl,api_base,api_key,extra_headers,tc_res_eval,markup,tool_reminder,max_tokens,stream,parallel_tools,retries,timeout,max_cost,repair,fit_context')
+        store_attr('model,sp,temp,search,cache,cache_idxs,ttl,api_base,api_key,extra_headers,tc_res_eval,markup,tool_reminder,max_tokens,stream,parallel_tools,retries,timeout,max_cost,repair,fit_context,limiter')
         self.hist = hist
         if stall is not None: StallDetector(stall)  # bad values fail here, not in the first turn
         self.stall, self.page_results, self._steer, self._pages = stall, page_results, Steering(), []
@@ -300,14 +301,21 @@ def _check_context(self:Chat, schemas, max_tokens):
     "Warn before a request that would not fit the context window (with `fit_context`, shorten old tool results): True if it shortened"
     if getattr(self, '_win', (None,))[0]!=self.model: self._win = (self.model, context_window(self.model))
     if not (w := self._win[1]): return False
-    # cheap upper bound: the tokens the provider counted last time (or our last bound), plus a byte bound of what was added since
-    n0, t0 = self._ctx
     sent = lambda h: paged(h, self.page_results)[0]  # what the model gets: paged results count by their page
-    est = t0 + _bytes_bound(sent(self._hist[n0:])) if n0 is not None and n0<=len(self._hist) else _bytes_bound(sent(self._hist), schemas, self.sp)
-    self._ctx, budget = (len(self._hist), est), w-(max_tokens or 0)
-    if est<=budget: return False
-    n = count_tokens(sent(self._hist), self.model, schemas, self.sp)  # the bound is loose (a byte per token): count exactly, once
-    self._ctx = (len(self._hist), n)
+    # `_ctx`: the tokens of the request up to message n0, exact (the provider's count, or ours) or a byte bound; (None, 0): unknown
+    n0, t0, exact = (*self._ctx, True)[:3]
+    if n0 is None or n0>len(self._hist): n0, t0, exact = 0, _bytes_bound([], schemas, self.sp), False
+    new = self._hist[n0:]  # paging only shortens: bounds and estimates of the whole results hold for what is sent
+    est, budget = t0 + _bytes_bound(new), w-(max_tokens or 0)  # a cheap upper bound: a byte per token for what is new
+    if est<=budget:
+        if not exact: self._ctx = (len(self._hist), est, False)  # so the next turn bounds only its new messages
+        return False
+    # inconclusive (the bound is 3-4x the count for prose): unless an estimate reaches half the budget (or we must fit the
+    # window), trust it and let the provider's count (in the usage of the reply) replace it; see `estimate_tokens`
+    if not self.fit_context and t0 + _bytes_bound(new, w=1/3) <= budget/2: return False
+    # near the window: count exactly, only the messages the last exact count did not cover
+    n = t0 + count_tokens(sent(new), self.model) if exact else count_tokens(sent(self._hist), self.model, schemas, self.sp)
+    self._ctx = (len(self._hist), n, True)
     if n<=budget: return False
     h, done = check_context(sent(self._hist), self.model, schemas, self.sp, max_tokens=max_tokens, shorten=self.fit_context, window=w)
     for o in done: self._hist[o['index']] = h[o['index']]  # only what was shortened: paged results stay whole in the history
@@ -653,21 +661,35 @@ class _Seen:
     def __call__(self, chunk): self.n += 1; cite_footnote(chunk)
 
 @patch
+def _slot(self:Chat):
+    "Wait for a slot from the chat's `limiter`, if any (outside the request's time limit)"
+    if self.limiter is not None: self.limiter.acquire()
+
+@patch
+def _unslot(self:Chat, e=None):
+    "Give the `limiter` slot back; a rate-limit error `e` pauses every chat on the limiter, not just this one"
+    if (lim := self.limiter) is None: return
+    lim.release()
+    if isinstance(e, litellm.RateLimitError): lim.backoff(e)
+
+@patch
 def _call(self:Chat, kw, stream):
     "Send request `kw` within its time limits; for a stream, yield its chunks (a sub-generator returning the response)"
     lim, kw = self._limits(kw, stream)
+    self._slot()
     try: r = self.completefunc(**kw)
-    except Exception as e:
+    except BaseException as e:
+        self._unslot(e)
         if _is_timeout(e) and not isinstance(e, ChatTimeout): raise lim.error() from e
         raise
-    if not stream: return r
+    if not stream: self._unslot(); return r
     seen = _Seen()
     try:
         res = yield from stream_with_complete(_timed(r, lim), postproc=seen)
         _check_stream(r, res)
         return res
     except Exception as e: e.lisette_midstream = _midstream(e, seen); raise
-    finally: close_stream(r)
+    finally: close_stream(r); self._unslot()  # a stream holds its slot until it ends
 
 @patch
 def _drive(self:Chat, eng, stream):
@@ -749,10 +771,13 @@ class AsyncChat(Chat):
                 try:
                     if isinstance(cmd, _Call):
                         lim, kw = self._limits(cmd.kw, stream)
+                        if self.limiter is not None: await self.limiter.aacquire()
                         try: r = await asyncio.wait_for(self.completefunc(**kw), lim.wait())
-                        except Exception as e:
+                        except BaseException as e:
+                            self._unslot(e)
                             if _is_timeout(e) and not isinstance(e, ChatTimeout): raise lim.error() from e
                             raise
+                        if not stream: self._unslot()
                         if stream:
                             seen = _Seen()
                             try:
@@ -761,7 +786,7 @@ class AsyncChat(Chat):
                                     else: yield o
                                 _check_stream(r, send)
                             except Exception as e: e.lisette_midstream = _midstream(e, seen); raise
-                            finally: await aclose_stream(r)
+                            finally: await aclose_stream(r); self._unslot()
                         else: send = r
                     else: send = await self._run_tools(cmd)
                 except Exception as e: exc = e

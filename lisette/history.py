@@ -124,6 +124,11 @@ def check_hist(
     nonsys, nck = start>0 and _role(msgs[start-1]) not in _sys_roles, 0
     for i in range(start, len(msgs)):
         m = msgs[i]
+        # the common case, kept to a few lookups: a plain text user/assistant dict outside a tool round
+        if m.__class__ is dict and len(m)==2 and not open_ and (c := m.get('content')).__class__ is str and c and not c.isspace() \
+           and ((role := m.get('role'))=='user' or role=='assistant') and (nonsys or role=='user' or not user_first):
+            nonsys, blk = True, None
+            continue
         role, c, tcs = _fields(m)
         if not _shape_ok(m, role, c, tcs): check_msg(m, i)
         if role=='tool':
@@ -348,7 +353,7 @@ def _norm_args(a):
 def _tc_dict(tc):
     "Tool call `tc` (dict or object) as a plain dict"
     res = {'id': _get(tc, 'id'), 'type': 'function',
-           'function': {'name': nested_idx(tc, 'function', 'name'), 'arguments': _norm_args(nested_idx(tc, 'function', 'arguments'))}}
+           'function': {'name': _get(tc, 'function', 'name'), 'arguments': _norm_args(_get(tc, 'function', 'arguments'))}}
     if cc := _tc_cache(tc): res['cache_control'] = dict(cc)
     return res
 

@@ -283,7 +283,7 @@ def from_openai(
 
 # %% ../nbs/09_interop.ipynb #ccf14b0b
 chat_format, chat_format_version = 'lisette.chat', 1
-_not_saved = {'self', 'model', 'sp', 'tools', 'hist', 'ns', 'tc_refs', 'api_key', 'extra_headers', 'completefunc', 'callkw'}
+_not_saved = {'self', 'model', 'sp', 'tools', 'hist', 'ns', 'tc_refs', 'api_key', 'extra_headers', 'completefunc', 'callkw', 'limiter'}
 _settings = tuple(k for k in inspect.signature(Chat.__init__).parameters if k not in _not_saved)  # every other `Chat` argument
 _routing = ('api_base', 'extra_headers', 'callkw', 'completefunc')  # where requests go: from a file only with trusted=True
 

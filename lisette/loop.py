@@ -130,6 +130,7 @@ def paged(hist:list, limit:int=None)->tuple:
     if not limit: return hist, []
     res, hs = list(hist), []
     for i,m in enumerate(res):
+        if m.__class__ is dict and m.get('role')!='tool': continue  # most messages, in one lookup: this runs every request
         if _role(m)=='tool' and _get(m, 'name')!='read_result' and (p := page_result(m, limit)) is not m:
             res[i] = p; hs.append(_get(m, 'tool_call_id'))
     return res, hs

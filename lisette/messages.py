@@ -158,8 +158,10 @@ def _get(o, *ks):
     "`o[k]` for dicts, `o.k` for objects, following keys `ks`; None when missing. Skips pydantic's slow path for missing attributes (~17 µs each)."
     for k in ks:
         if o is None: return None
-        if isinstance(o, dict): o = o.get(k)
-        elif isinstance(o, BaseModel): o = o.__dict__[k] if k in o.__dict__ else (o.__pydantic_extra__ or {}).get(k)
+        if o.__class__ is dict or isinstance(o, dict): o = o.get(k)
+        elif isinstance(o, BaseModel):
+            d = o.__dict__
+            o = d[k] if k in d else (o.__pydantic_extra__ or {}).get(k)
         else: o = getattr(o, k, None)
     return o
 
@@ -295,7 +297,7 @@ def _shape_problem(m, need_ids=True):
         if role!='assistant': return 'tool_calls', f"is on a {role!r} message; only assistant messages request tool calls"
         if not isinstance(tcs, list): return 'tool_calls', f"is a {type(tcs).__name__}; give a list of tool calls"
         for j,tc in enumerate(tcs):
-            if not (isinstance(_get(tc, 'id'), str) and isinstance(nested_idx(tc, 'function', 'name'), str)):
+            if not (isinstance(_get(tc, 'id'), str) and isinstance(_get(tc, 'function', 'name'), str)):
                 return f'tool_calls[{j}]', "needs an 'id' and a 'function' with a 'name' (and JSON 'arguments')"
     if c is None: return None if role=='assistant' else ('content', "is missing")
     if isinstance(c, str): return None

@@ -24,7 +24,19 @@ def lite_mk_func(f):
     if not callable(f): raise TypeError(f"A tool must be a function, a class or a schema dict, not {type(f).__name__}")
     if not (getattr(f, '__doc__', None) or '').strip():
         raise ValueError(f"Tool `{getattr(f, '__name__', f)}` has no docstring: add one, it tells the model what the tool does.")
-    return {'type': 'function', 'function': get_schema(f, pname='parameters')}
+    try: k = (f, f.__doc__); js = _schema_cache.get(k)
+    except TypeError: k = js = None  # unhashable callable: no caching
+    if js is None:
+        # building a schema reads the function's source (docments): ~1 ms, paid once per function, not once per chat
+        s = {'type': 'function', 'function': get_schema(f, pname='parameters')}
+        try: js = json.dumps(s)
+        except (TypeError, ValueError): return s
+        if k is not None:
+            if len(_schema_cache)>1024: _schema_cache.clear()
+            _schema_cache[k] = js
+    return json.loads(js)  # a fresh copy: a caller changing it changes nobody else's
+
+_schema_cache = {}
 
 # %% ../nbs/02_tools.ipynb #cdfd2f90
 def _tool_source(t):

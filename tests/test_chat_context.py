@@ -27,3 +27,40 @@ def test_context_window_error_mid_loop(fake_provider):
     assert tr.startswith(_cwe_msg) and len(tr) < 2000
     assert fp.last['tool_choice'] == 'none'
     check_hist(chat.hist)
+
+# ---- the context check's cost: a bound, an estimate, and exact counts only of what is new
+
+from unittest import mock
+import litellm
+from litellm import ModelResponse
+from lisette.context import _bytes_bound, estimate_tokens, count_tokens
+
+def _canned(**kw):
+    return ModelResponse(model='gpt-4o-mini', choices=[dict(message=dict(role='assistant', content='ok'), finish_reason='stop')])
+
+def _counted(chat, msg):
+    "Run a turn; the sizes of the message lists litellm's tokenizer was given"
+    with mock.patch.object(litellm, 'token_counter', wraps=litellm.token_counter) as tc:
+        chat(msg)
+    return [len(c.kwargs['messages']) for c in tc.call_args_list]
+
+def test_long_history_first_turn_does_not_tokenize():
+    hist = mk_msgs([f'message {i}' for i in range(5000)])
+    chat = Chat('openai/gpt-4o-mini', hist=hist, completefunc=_canned)
+    assert _counted(chat, 'next') == []  # the byte bound settles it
+
+def test_estimate_settles_what_the_bound_cannot():
+    "A history whose byte bound is over the window but whose estimate is far below it is not counted either"
+    hist = mk_msgs([('word ' * 40) for i in range(800)])  # 160k bytes, 35k tokens
+    chat = Chat('openai/gpt-4o-mini', hist=hist, completefunc=_canned, max_tokens=1000)
+    assert _bytes_bound(hist) > 128_000 - 1000 and estimate_tokens(hist) < (128_000-1000)/2
+    assert _counted(chat, 'next') == []
+
+def test_near_the_window_counts_once_then_only_new_messages():
+    hist = mk_msgs([('word ' * 40) for i in range(800)])
+    chat = Chat('openai/gpt-4o-mini', hist=hist, completefunc=_canned, fit_context=True, max_tokens=1000)
+    first = _counted(chat, 'next')
+    assert first == [len(hist)+1]  # fit_context: counted exactly, the whole request once
+    again = _counted(chat, 'and again')
+    assert again == [] or max(again) <= 3  # then the bound from the exact count settles it, or only the new messages are counted
+    assert count_tokens(chat.hist, 'openai/gpt-4o-mini') < 128_000
