@@ -388,6 +388,7 @@ def unreadable_reply(e)->bool:
 def stream_finished(r):
     "Did the provider end litellm stream `r` itself (a finish reason)? None when `r` is not a litellm stream"
     if not hasattr(r, 'received_finish_reason'): return None
+    if 'FallbackStreamWrapper' in type(r).__name__: return None  # litellm's Router re-wraps a deployment's stream: only the inner one sees its finish
     return bool(r.received_finish_reason or getattr(r, 'intermittent_finish_reason', None))
 
 def stream_content_type(r):
