@@ -28,6 +28,7 @@ from .providers import (model_info, supported_params, has_search, adapt_request,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream)
 from .history import check_hist, repair_hist, unresolved_tool_calls, interrupted_result
 from .context import check_context, context_window, count_tokens, _bytes_bound
+from .cachediag import note_request, cache_report as _cache_report, CacheReport
 
 # %% ../nbs/06_chat.ipynb #13535b84
 def _schema(tool):
@@ -334,11 +335,17 @@ def _record(self:Chat, t, r):
     "Add response `r` of turn `t` to the history, with its warnings and usage; returns its message"
     if t.over_cost and t.final: add_warning(r, _cost_warning(self.use, self.max_cost))
     m = self._after_response(r, t.prefill)
+    note_request(self, t, r)  # for `chat.cache_report()`: what this request read from the prompt cache, and why not more
     self._hist.append(m)
     u = getattr(r, 'usage', None)
     if getattr(u, 'prompt_tokens', None): self._ctx = (len(self._hist), u.prompt_tokens+(u.completion_tokens or 0))
     t.prefill = None
     return m
+
+@patch
+def cache_report(self:Chat)->CacheReport:
+    "Per request of the last turn: where the cache checkpoints were, tokens read, written and uncached, and where a miss's prefix changed"
+    return _cache_report(self)
 
 @patch
 def _tool_round(self:Chat, t, tcs):
