@@ -29,6 +29,7 @@ from .providers import (model_info, supported_params, has_search, adapt_request,
 from .history import check_hist, repair_hist, unresolved_tool_calls, interrupted_result
 from .context import check_context, context_window, count_tokens, _bytes_bound
 from .cachediag import note_request, cache_report as _cache_report, CacheReport
+from .switch import fit_request
 
 # %% ../nbs/06_chat.ipynb #13535b84
 def _schema(tool):
@@ -203,6 +204,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
 def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, **kwargs):
     "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments"
     sparams = supported_params(self.model)
+    msgs = fit_request(self, msgs)  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
     kw = dict(model=self.model, messages=msgs, **self.callkw)
     if schemas: kw['tools'] = schemas
     if tool_choice is not None and schemas: kw['tool_choice'] = tool_choice
