@@ -385,6 +385,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.stream.stream_with_complete': ('stream.html#stream_with_complete', 'lisette/stream.py'),
                                 'lisette.stream.trunc_param': ('stream.html#trunc_param', 'lisette/stream.py')},
             'lisette.switch': { 'lisette.switch._fit_assistant': ('switch.html#_fit_assistant', 'lisette/switch.py'),
+                                'lisette.switch._needs_fit': ('switch.html#_needs_fit', 'lisette/switch.py'),
+                                'lisette.switch._search_parts': ('switch.html#_search_parts', 'lisette/switch.py'),
                                 'lisette.switch._set_id': ('switch.html#_set_id', 'lisette/switch.py'),
                                 'lisette.switch._setter': ('switch.html#_setter', 'lisette/switch.py'),
                                 'lisette.switch._strip_cc': ('switch.html#_strip_cc', 'lisette/switch.py'),

@@ -72,6 +72,21 @@ def _set_id(tc, v):
     if isinstance(tc, dict): tc['id'] = v
     else: tc.id = v
 
+def _search_parts(m, kind):
+    "Does assistant message `m` carry Anthropic search results or citations that provider `kind` cannot take?"
+    psf = _get(m, 'provider_specific_fields')
+    return kind!='anthropic' and isinstance(psf, dict) and bool(psf.get('web_search_results') or psf.get('citations'))
+
+def _needs_fit(m, kind, cache):
+    "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
+    if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind): return True
+    if not cache and _get(m, 'cache_control'): return True
+    for tc in _get(m, 'tool_calls') or []:
+        tid = _tc_id(tc)
+        if fit_id(tid, kind)!=tid or (kind!='anthropic' and tid.startswith('srvtoolu_')) or (not cache and _get(tc, 'cache_control')): return True
+    c = _get(m, 'content')
+    return not cache and isinstance(c, list) and any(isinstance(p, dict) and 'cache_control' in p for p in c)
+
 def _fit_assistant(m, kind, ids, notes, i, set_):
     "Fit assistant message copy `m` for provider `kind` in place"
     origin = reasoning_origin(m)
@@ -80,8 +95,9 @@ def _fit_assistant(m, kind, ids, notes, i, set_):
         for k in _reasoning_keys: set_(k, None)
         if kind=='deepseek' and rc: set_('reasoning_content', rc); notes.append((i, f"thinking from {_names[origin]} sent as reasoning_content text"))
         else: notes.append((i, f"thinking from {_names[origin]} left out ({_names.get(kind, kind)} cannot verify it)"))
-    elif origin=='text' and kind in ('anthropic', 'gemini', 'responses'): set_('reasoning_content', None)
-    if kind!='anthropic' and (psf := _get(m, 'provider_specific_fields')) and (psf.get('web_search_results') or psf.get('citations')): set_('provider_specific_fields', None)
+    if _search_parts(m, kind):
+        set_('provider_specific_fields', None)
+        notes.append((i, "Anthropic's web search results and citations left out (kept in the history)"))
     tcs = _get(m, 'tool_calls') or []
     keep = []
     for tc in tcs:
@@ -106,7 +122,8 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
     res, notes, ids, ckpts = [], [], {}, []
     for j,m in enumerate(msgs):
         i, role = j-nsys, _get(m, 'role')
-        if role!='assistant' and cache and not (role=='tool' and _get(m, 'tool_call_id') in ids): res.append(m); continue  # nothing to change
+        if role=='assistant' and not _needs_fit(m, kind, cache): res.append(m); continue  # nothing to change: no copy
+        if role!='assistant' and cache and not (role=='tool' and _get(m, 'tool_call_id') in ids): res.append(m); continue
         c, set_ = _setter(m)
         if role=='assistant': _fit_assistant(c, kind, ids, notes, i, set_)
         elif role=='tool' and (t := _get(c, 'tool_call_id')) in ids: set_('tool_call_id', ids[t])

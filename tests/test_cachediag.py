@@ -111,3 +111,16 @@ def test_wide_tool_round_hits_cache(fp):
     chat('Look up twelve keys at once. ' * 10)
     rep = chat.cache_report()
     assert rep.misses == [], str(rep)
+
+@pytest.mark.parametrize('opts', [dict(think='m'), dict(tool_reminder='Be brief. '*5), dict(stream=True)], ids=['think', 'reminder', 'stream'])
+def test_tool_loop_variants_hit_cache(fp, opts):
+    "The 10-round loop keeps hitting the cache with thinking on, with a transient tool reminder, and streamed"
+    rem = opts.pop('tool_reminder', None)
+    chat = mk(fp, tools=[lookup], tool_reminder=rem)
+    fp.queue(*[Reply(f'Looking up k{i}.', tool_calls=[('lookup', {'key': f'k{i}'})], thinking=f't{i}', signature=f's{i}') for i in range(10)],
+             Reply('All done.', thinking='end', signature='s-end'))
+    res = chat('Look up ten keys, one at a time. ' * 10, max_steps=11, **opts)
+    if opts.get('stream'): list(res)
+    rep = chat.cache_report()
+    assert len(rep) == 11 and rep.misses == [], str(rep)
+    assert all(cr.read > 0 for cr in rep[1:]), str(rep)
