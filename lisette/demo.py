@@ -11,7 +11,7 @@ import litellm
 from .chat import Chat
 from .stream import print_stream
 from .providers import missing_keys
-from .testing import FakeProvider, Reply, scripted_model, _text_of, _tool_results
+from .testing import FakeProvider, Reply, scripted_model, conversation, _proto_of
 
 # %% ../nbs/07_demo.ipynb #9fdb5cf1
 def simple_add(
@@ -24,10 +24,11 @@ def simple_add(
 # %% ../nbs/07_demo.ipynb #bebfcef9
 def demo_model(body, path=''):
     "Scripted responder for the demo: call `simple_add` on the question's numbers, then report the result"
-    last = (body.get('messages') or [{}])[-1]
-    if res := _tool_results(last): return Reply(f"(scripted local model) The tool says the sum is **{res[-1]}**.")
-    nums = [int(o) for o in re.findall(r'-?\d+', _text_of(last.get('content')))]
-    if len(nums)>=2 and body.get('tools'):
+    turns = conversation(body, _proto_of(body, path))  # the path tells Anthropic's body from OpenAI's
+    last = turns[-1] if turns else {}
+    if res := last.get('results'): return Reply(f"(scripted local model) The tool says the sum is **{res[-1][1]}**.")
+    nums = [int(o) for o in re.findall(r'-?\d+', last.get('text') or '')]
+    if len(nums)>=2 and last.get('role')=='user' and body.get('tools'):
         return Reply("(scripted local model) I'll add those with the tool.", tool_calls=[('simple_add', {'a': nums[0], 'b': nums[1]})])
     return scripted_model(body, path)
 
@@ -35,14 +36,16 @@ def demo_model(body, path=''):
 def run_demo(model:str=None, # litellm model name; None uses the scripted local model
              prompt:str="What is 1234 + 5678? Use the tool, then explain.", # The question
              out=None, # Where to print (default stdout)
-             use_rich:bool|None=None): # Use `rich` (None: when installed)
+             use_rich:bool|None=None, # Use `rich` (None: when installed)
+             fake:bool=False): # Send `model`'s own wire protocol to the scripted local model instead of the real provider
     "Run the demo turn, returning the chat"
     out = out or sys.stdout
     fp = None
-    if model is None:
+    if model is None or fake:
         fp = FakeProvider().start().respond_with(demo_model)
-        print(f"No model given: using lisette's scripted local model at {fp.url} (a fake provider, not a real LLM).\n", file=out)
-        chat = Chat('openai/scripted-local-model', tools=[simple_add], api_base=fp.openai_base, api_key='not-needed')
+        model = model or 'openai/scripted-local-model'
+        print(f"Using lisette's scripted local model at {fp.url} (a fake provider, not a real LLM), speaking {model}'s protocol.\n", file=out)
+        chat = Chat(model, tools=[simple_add], api_base=_fake_base(fp, model), api_key='not-needed')
     else: chat = Chat(model, tools=[simple_add])
     try:
         print(f"> {prompt}\n", file=out)
@@ -52,17 +55,25 @@ def run_demo(model:str=None, # litellm model name; None uses the scripted local 
         if fp: fp.stop()
     return chat
 
+# %% ../nbs/07_demo.ipynb #da9e8049
+def _fake_base(fp, model):
+    "The fake provider's base URL for `model`'s wire protocol"
+    if model.startswith('gemini/'): return fp.gemini_base
+    if model.startswith('openai/responses/'): return fp.responses_base
+    return fp.anthropic_base if litellm.get_llm_provider(model)[1]=='anthropic' else fp.openai_base
+
 # %% ../nbs/07_demo.ipynb #b8d48fbe
 def main(argv=None):
-    "Command line: `python -m lisette.demo [--model MODEL] [--prompt PROMPT]`"
+    "Command line: `python -m lisette.demo [--model MODEL] [--fake] [--prompt PROMPT]`"
     p = argparse.ArgumentParser(description="lisette demo: a Chat with a tool loop and a streamed, formatted answer")
     p.add_argument('--model', default=None, help="litellm model (needs its API key in the environment); default: scripted local model")
+    p.add_argument('--fake', action='store_true', help="send MODEL's wire protocol to the scripted local model (no key needed)")
     p.add_argument('--prompt', default="What is 1234 + 5678? Use the tool, then explain.")
     a = p.parse_args(argv)
-    if a.model and (miss := missing_keys(dict(model=a.model))):
+    if a.model and not a.fake and (miss := missing_keys(dict(model=a.model))):
         sys.exit(f"lisette demo: {a.model} needs {' and '.join(miss)} set in the environment "
                  "(or run without --model for the scripted local model)")
-    try: run_demo(a.model, a.prompt)
+    try: run_demo(a.model, a.prompt, fake=a.fake)
     except litellm.AuthenticationError as e: sys.exit(f"lisette demo: {a.model}: the provider rejected the API key ({_first_line(e)})")
     except KeyboardInterrupt: sys.exit(130)
 

@@ -78,8 +78,7 @@ def _thinking_problem(m, role):
     if not isinstance(tbs, list): return f"thinking_blocks is a {type(tbs).__name__}, not a list"
     for j,b in enumerate(tbs):
         t = _get(b, 'type')
-        # Gemini's thinking (through litellm) comes without a signature: a missing one is its form, an empty one a damaged block
-        if t=='thinking': need = ('thinking',) if _get(b, 'signature') is None else ('thinking', 'signature')
+        if t=='thinking': need = ('thinking', 'signature') if _get(b, 'signature') is not None else ('thinking',)  # Gemini's are unsigned
         elif t=='redacted_thinking': need = ('data',)
         else: return f"thinking_blocks[{j}] has type {t!r}; expected 'thinking' or 'redacted_thinking'"
         for k in need:

@@ -173,10 +173,6 @@ def test_thinking_through_tool_loop(proto, stream, request):
     if name(proto)=='openai': m = 'openai/o4-mini'  # gpt-4o-mini does not reason
     if name(proto)=='responses' and stream: request.applymarker(pytest.mark.xfail(strict=True, reason="litellm's stream_chunk_builder drops the reasoning item of a streamed "
         "Responses turn, so the next request goes without it; reproducer: test_responses_stream_drops_reasoning_item"))
-    if name(proto)=='gemini' and not stream: request.applymarker(pytest.mark.xfail(strict=True, reason=
-        "lisette.history.check_hist rejects the reply: litellm gives Gemini's thought parts as thinking_blocks without a "
-        "signature (Gemini 3 signs the function-call part, not the thought), and check_hist demands a signature on every "
-        "thinking block (history.py, needs an issue)"))
     fp.queue(Reply("Adding.", thinking='I should add.', tool_calls=[('add', {'a': 2, 'b': 2}), ('add', {'a': 1})]),
              Reply("4 and 1.", thinking='Both done.'))
     chat = Chat(m, tools=[add], **kw)
