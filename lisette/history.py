@@ -4,14 +4,14 @@
 
 # %% auto #0
 __all__ = ['interrupted_result', 'HistoryError', 'check_hist', 'repair_hist', 'unresolved_tool_calls', 'add_tool_results',
-           'norm_reasoning', 'norm_msg', 'norm_hist']
+           'norm_reasoning', 'norm_msg', 'norm_hist', 'fix_surrogates']
 
 # %% ../nbs/01b_history.ipynb #c45ddd2b
 import copy, json
 from fastcore.utils import *
 from litellm import Message
 from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _get, _role, _tc_cache
-from .tools import mk_tc_result, _mk_tool_result, _tc_id, _tc_name
+from .tools import mk_tc_result, _mk_tool_result, _tc_id, _tc_name, _provider_ran
 
 # %% ../nbs/01b_history.ipynb #47f35a44
 interrupted_result = "Tool call interrupted: the turn was cancelled before this tool returned a result."
@@ -48,6 +48,13 @@ def _shape_ok(m, role, c, tcs):
 
 # %% ../nbs/01b_history.ipynb #0a93189a
 def _srv(tcid): return tcid.startswith('srvtoolu_')
+
+def _unran_srv(m, done=()):
+    "{id: name} of the `srvtoolu_` calls of `m` its provider did not run (none of their results in `m`): answering them is valid"
+    tcs = [tc for tc in _get(m, 'tool_calls') or [] if _srv(_tc_id(tc)) and _tc_id(tc) not in done]
+    if not tcs: return {}
+    ran = _provider_ran(m)
+    return {_tc_id(tc): _tc_name(tc) for tc in tcs if _tc_id(tc) not in ran}
 
 def _ckpts(m, c, tcs):
     "Number of cache checkpoints on `m` (content parts, tool calls, and a message-level `cache_control`)"
@@ -113,6 +120,7 @@ def check_hist(
     "Raise `HistoryError` (or `MessageFormatError`) for the first problem a provider would reject; return None when valid"
     blk, open_, done = _open_block(msgs, start) if start else (None, {}, {})
     calls = dict.fromkeys(open_, blk) | dict.fromkeys(done, blk)
+    soft = _unran_srv(msgs[blk], done) if blk is not None else {}  # `srvtoolu_` calls the provider did not run: may be answered
     nonsys, nck = start>0 and _role(msgs[start-1]) not in _sys_roles, 0
     for i in range(start, len(msgs)):
         m = msgs[i]
@@ -121,6 +129,7 @@ def check_hist(
         if role=='tool':
             tid = m.get('tool_call_id') if m.__class__ is dict else _get(m, 'tool_call_id')
             if tid in open_: done[tid] = i; del open_[tid]
+            elif tid in soft: done[tid] = i; del soft[tid]
             elif tid in done:
                 raise HistoryError(i, f"second tool result for call {tid!r}, already answered by message {done[tid]}",
                                    "each call is answered exactly once: remove one, or repair the history", 'duplicate')
@@ -134,7 +143,7 @@ def check_hist(
                                      "remove it, or repair the history", 'orphan')
         else:
             if open_: raise _dangling(blk, open_, i)
-            blk = None
+            blk, soft = None, {}
             if role in _sys_roles:
                 if nonsys: raise HistoryError(i, f"{role} message after the conversation started",
                     "system messages are only allowed at the start: move its text into the system prompt", 'system')
@@ -150,6 +159,7 @@ def check_hist(
                                                         "tool call ids must be unique: give this call a new id", 'duplicate_call')
                     calls[tid] = i
                     if not _srv(tid): open_[tid] = _tc_name(tc)
+                soft = _unran_srv(m)
             if (m.__class__ is not dict or 'thinking_blocks' in m) and (p := _thinking_problem(m, role)): raise HistoryError(i, p, "keep thinking blocks unmodified, or drop that message", 'thinking')
         if p := _text_problem(role, c, tcs):
             raise HistoryError(i, p, "providers reject empty text: put text in it (e.g. '.'), or repair the history", 'empty')
@@ -402,3 +412,31 @@ def norm_msg(m)->dict:
 def norm_hist(hist)->list:
     "Each message of `hist` as a plain dict of our history form"
     return [norm_msg(m) for m in hist or []]
+
+# %% ../nbs/01b_history.ipynb #c6f109d2
+from functools import partial
+
+def _has_surrogate(s):
+    if s.isascii(): return False
+    try: s.encode('utf-8'); return False
+    except UnicodeEncodeError: return True
+
+def _fix_str(s): return s.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace')
+
+def fix_surrogates(o)->int:
+    "Replace lone surrogates in the strings of `o` (dicts, lists, litellm objects) in place by U+FFFD; the number of strings changed"
+    n = 0
+    def walk(o):
+        nonlocal n
+        if isinstance(o, dict): items, put = list(o.items()), o.__setitem__
+        elif isinstance(o, list): items, put = list(enumerate(o)), o.__setitem__
+        elif hasattr(o, '__dict__') and not isinstance(o, type):  # litellm objects: pydantic fields and extras too
+            ks = {*vars(o), *getattr(type(o), 'model_fields', {}), *(getattr(o, '__pydantic_extra__', None) or {})}
+            items, put = [(k, getattr(o, k, None)) for k in ks], partial(setattr, o)
+        else: return
+        for k,v in items:
+            if isinstance(v, str):
+                if _has_surrogate(v): put(k, _fix_str(v)); n += 1
+            else: walk(v)
+    walk(o)
+    return n

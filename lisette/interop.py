@@ -4,17 +4,17 @@
 
 # %% auto #0
 __all__ = ['chat_format', 'chat_format_version', 'LossyConversionWarning', 'to_anthropic', 'from_anthropic', 'split_system',
-           'to_openai', 'from_openai', 'chat_state', 'save_chat', 'chat_from_state', 'load_chat']
+           'to_openai', 'from_openai', 'SavedChatError', 'chat_state', 'save_chat', 'chat_from_state', 'load_chat']
 
 # %% ../nbs/09_interop.ipynb #b7ade03c
-import inspect, json, re, warnings
+import inspect, json, math, re, warnings
 from dataclasses import asdict
 from pathlib import Path
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, _get, _has_cache
-from .history import norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text
+from .history import fix_surrogates, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text
 from .usage import UsageStats
 from .chat import Chat
 
@@ -285,6 +285,37 @@ def from_openai(
 chat_format, chat_format_version = 'lisette.chat', 1
 _not_saved = {'self', 'model', 'sp', 'tools', 'hist', 'ns', 'tc_refs', 'api_key', 'extra_headers', 'completefunc', 'callkw'}
 _settings = tuple(k for k in inspect.signature(Chat.__init__).parameters if k not in _not_saved)  # every other `Chat` argument
+_routing = ('api_base', 'extra_headers', 'callkw', 'completefunc')  # where requests go: from a file only with trusted=True
+
+class SavedChatError(ValueError):
+    "A saved chat that cannot be loaded: `source` (the file), `field` and `problem` say what is wrong"
+    def __init__(self, source, field, problem):
+        super().__init__(f"{source}: {field}: {problem}")
+        self.source, self.field, self.problem = source, field, problem
+
+def _num(x): return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+def _opt(f): return lambda x: x is None or f(x)
+def _pos(x): return _num(x) and x>0
+def _is(*ts): return lambda x: isinstance(x, ts) and not (isinstance(x, bool) and bool not in ts)
+def _strs(x): return isinstance(x, dict) and all(isinstance(k, str) and isinstance(v, str) for k,v in x.items())
+_efforts = {None, False, True, 'l', 'm', 'h', 'low', 'medium', 'high'}
+
+# each saved setting: (is the value acceptable?, what is expected)
+_setting_checks = dict(
+    temp=(_opt(_num), "a number or null"), search=(lambda x: x in _efforts, "false, true or one of 'l', 'm', 'h'"),
+    cache=(_is(bool), "true or false"), cache_idxs=(lambda x: isinstance(x, list) and len(x)<=4 and all(_is(int)(o) for o in x), "a list of at most 4 integers"),
+    ttl=(lambda x: x in (None, '5m', '1h'), "null, '5m' or '1h'"), tc_res_eval=(_is(bool), "true or false"),
+    markup=(lambda x: _num(x) and 0<=x<=100, "a number from 0 to 100"), tool_reminder=(_opt(_is(str)), "a string or null"),
+    max_tokens=(_opt(lambda x: _is(int)(x) and x>0), "a positive integer or null"), stream=(_is(bool), "true or false"),
+    parallel_tools=(_is(bool), "true or false"), retries=(lambda x: _is(int)(x) and 0<=x<=10, "an integer from 0 to 10"),
+    timeout=(lambda x: _opt(_pos)(x) or (isinstance(x, list) and len(x)==2 and all(_opt(_pos)(o) for o in x)),
+             "null, a positive number of seconds, or [request, stream idle] seconds"),
+    max_cost=(_opt(lambda x: _num(x) and x>=0), "a non-negative number or null"), repair=(_is(bool), "true or false"),
+    fit_context=(_is(bool), "true or false"),
+    stall=(_opt(lambda x: _is(int)(x) and x>0), "a positive integer or null"),
+    page_results=(_opt(lambda x: _is(int)(x) and x>0), "a positive integer or null"),
+    api_base=(_opt(lambda x: isinstance(x, str) and x.startswith(('http://', 'https://'))), "an http(s) URL or null"),
+    extra_headers=(_opt(_strs), "an object of string headers or null"), callkw=(_opt(_is(dict)), "an object or null"))
 
 def _enc(o):
     "JSON-able form of a history value; litellm objects tagged to come back as themselves"
@@ -336,33 +367,87 @@ def save_chat(chat:Chat, path)->Path:
     return path
 
 # %% ../nbs/09_interop.ipynb #5332aa15
-def chat_from_state(d:dict, tools:list=None, cls=Chat, **kw)->Chat:
-    "A `cls` chat continuing the state `d` written by `chat_state`; `kw` override saved settings"
+def _settings_of(d, src, trusted, kw):
+    "The saved settings of state `d` that `Chat` may take, checked; routing only when `trusted`"
+    st = d.get('settings', {})
+    if not isinstance(st, dict): raise SavedChatError(src, 'settings', f"expected an object, got {type(st).__name__}")
+    res, ignored = {}, []
+    for k,v in st.items():
+        if k not in _setting_checks or k not in {*_settings, *_routing}:
+            raise SavedChatError(src, f'settings.{k}', "not a setting lisette loads from a file")
+        ok, want = _setting_checks[k]
+        if not ok(v): raise SavedChatError(src, f'settings.{k}', f"expected {want}, got {json.dumps(v)[:60]}")
+        if k in _routing and not trusted:
+            if v is not None and k not in kw: ignored.append(f"{k}={v!r}")
+            continue
+        res[k] = tuple(v) if k=='timeout' and isinstance(v, list) else v
+    if ignored: warnings.warn(f"{src}: not used, as the file may not choose where requests go: {', '.join(ignored)}. "
+                              "Pass it yourself (e.g. api_base=...), or trusted=True for a file you wrote.", stacklevel=4)
+    return res
+
+def _field(d, k, ok, want, src):
+    if k not in d: raise SavedChatError(src, k, "missing")
+    if not ok(d[k]): raise SavedChatError(src, k, f"expected {want}, got {type(d[k]).__name__}")
+    return d[k]
+
+def _usage(d, k, src):
+    u = _field(d, k, _is(dict), "an object", src)
+    names = set(UsageStats.__dataclass_fields__)
+    for f,v in u.items():
+        if f not in names: raise SavedChatError(src, f"{k}.{f}", f"not a usage field (one of {', '.join(sorted(names))})")
+        if not (_num(v) and v>=0): raise SavedChatError(src, f"{k}.{f}", f"expected a non-negative number, got {json.dumps(v)[:40]}")
+    return UsageStats(**u)
+
+def _hist_of(d, src):
+    "The decoded, checked history of state `d`, lone surrogates repaired"
+    hs, hist = _field(d, 'hist', _is(list), "a list of messages", src), []
+    for i,o in enumerate(hs):
+        try: m = _dec(o)
+        except RecursionError: raise SavedChatError(src, f"hist[{i}]", "nests too deeply") from None
+        except Exception as e: raise SavedChatError(src, f"hist[{i}]", f"not a message ({type(e).__name__}: {e})") from None
+        try: check_msg(m, i)
+        except Exception as e: raise SavedChatError(src, f"hist[{i}]", str(e)) from None
+        hist.append(m)
+    return hist, fix_surrogates(hist)
+
+def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, source:str='saved chat', **kw)->Chat:
+    "A `cls` chat continuing the state `d` written by `chat_state`; `kw` override saved settings (see `load_chat`)"
+    src = source
     if not isinstance(d, dict) or d.get('format')!=chat_format:
-        raise ValueError(f"Not a saved lisette chat (format is {d.get('format') if isinstance(d, dict) else type(d).__name__!r}, expected {chat_format!r})")
+        raise SavedChatError(src, 'format', f"not a saved lisette chat (format is {d.get('format') if isinstance(d, dict) else type(d).__name__!r}, expected {chat_format!r})")
     if d.get('version')!=chat_format_version:
-        raise ValueError(f"Saved chat has format version {d.get('version')!r}; this lisette reads version {chat_format_version}. Upgrade lisette to load it.")
-    hist = _dec(d['hist'])
-    for i,m in enumerate(hist): check_msg(m, i)
-    tc_refs = kw.pop('tc_refs', d['tc_res'] is not None)
-    chat = cls(d['model'], tools=tools, tc_refs=tc_refs, **(d['settings'] | kw))
-    chat.sp = kw.get('sp', d['sp'])  # as saved: Chat(tc_refs=True) would add the references prompt a second time
+        raise SavedChatError(src, 'version', f"format version {d.get('version')!r}; this lisette reads version {chat_format_version}. Upgrade lisette to load it.")
+    model = _field(d, 'model', lambda x: isinstance(x, str) and bool(x), "a model name", src)
+    sp, (hist, fixed) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src)
+    tcr = d.get('tc_res')
+    if not (tcr is None or isinstance(tcr, dict)): raise SavedChatError(src, 'tc_res', f"expected an object or null, got {type(tcr).__name__}")
+    use, last_use = _usage(d, 'use', src), _usage(d, 'last_use', src)
+    settings = _settings_of(d, src, trusted, kw)
+    tc_refs = kw.pop('tc_refs', tcr is not None)
+    chat = cls(model, tools=tools, tc_refs=tc_refs, **(settings | kw))
+    chat.sp = kw.get('sp', sp)  # as saved: Chat(tc_refs=True) would add the references prompt a second time
     chat._hist, chat._ckpts = hist, [m for m in hist if _has_cache(m)]  # as saved, cache checkpoints included
-    if d['tc_res'] is not None and chat.tc_res is not None: chat.tc_res.update(d['tc_res'])
-    chat.use, chat.last_use = UsageStats(**d['use']), UsageStats(**d['last_use'])
+    if tcr is not None and chat.tc_res is not None: chat.tc_res.update(tcr)
+    chat.use, chat.last_use = use, last_use
+    if fixed:  # reported now, and again by the next turn
+        chat.adjustments = chat._carry = []
+        chat._adjust(None, 'surrogates', f"{src}: lone surrogates (text no provider accepts) in {fixed} string(s) of the history replaced by U+FFFD")
     return chat
 
 def load_chat(
     path, # JSON file written by `save_chat`
     tools:list=None, # The chat's tools (code is not saved)
     cls=Chat, # `Chat` or `AsyncChat`
+    trusted:bool=False, # A file you wrote: use its `api_base` (and `extra_headers`, `callkw`) too
     **kw, # Other `Chat` arguments (api_key, api_base, ns, ...), overriding the saved settings
 )->Chat:
-    "Load a chat saved by `save_chat`; calling it continues the conversation"
+    "Load a chat saved by `save_chat`; calling it continues the conversation. Where requests go comes from your arguments"
     path = Path(path)
-    try: d = json.loads(path.read_text())
-    except json.JSONDecodeError as e: raise ValueError(f"{path} is not a saved chat: invalid JSON ({e})") from None
-    return chat_from_state(d, tools, cls, **kw)
+    try: d = json.loads(path.read_text(encoding='utf-8'))
+    except json.JSONDecodeError as e: raise SavedChatError(path, 'file', f"not a saved chat: invalid JSON ({e})") from None
+    except RecursionError: raise SavedChatError(path, 'file', "not a saved chat: its JSON nests too deeply") from None
+    except UnicodeDecodeError as e: raise SavedChatError(path, 'file', f"not a saved chat: not UTF-8 text ({e})") from None
+    return chat_from_state(d, tools, cls, trusted=trusted, source=str(path), **kw)
 
 @patch
 def save(self:Chat, path):
@@ -370,6 +455,6 @@ def save(self:Chat, path):
     return save_chat(self, path)
 
 @patch(cls_method=True)
-def load(cls:Chat, path, tools:list=None, **kw):
+def load(cls:Chat, path, tools:list=None, trusted:bool=False, **kw):
     "Load a chat saved with `save` (see `load_chat`)"
-    return load_chat(path, tools, cls=cls, **kw)
+    return load_chat(path, tools, cls=cls, trusted=trusted, **kw)

@@ -265,7 +265,7 @@ def test_context_window_warning_and_fit(fake_provider):
         return big
     for fit in (False, True):
         fp.reset(); fp.queue(Reply(tool_calls=[('read_log', {})]), "done")
-        chat = Chat('openai/gpt-4o-mini', tools=[read_log], fit_context=fit, api_base=fp.openai_base, api_key='k')
+        chat = Chat('openai/gpt-4o-mini', tools=[read_log], fit_context=fit, page_results=None, api_base=fp.openai_base, api_key='k')
         with warnings.catch_warnings(record=True) as ws:
             warnings.simplefilter('always')
             chat("read it")

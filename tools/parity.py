@@ -10,7 +10,8 @@ either a bug of ours or a deliberate deviation, which `DEVIATIONS` names.
 The original is installed on first use into `.parity-venv` (`pip install lisette==ORIG_VERSION litellm==<ours>`).
 """
 import os; os.environ.setdefault('LITELLM_LOCAL_MODEL_COST_MAP', 'True')
-import argparse, difflib, json, subprocess, sys, tempfile, textwrap
+import argparse, difflib, json, re, subprocess, sys, tempfile, textwrap
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import litellm
 from lisette.testing import FakeProvider, Reply
@@ -60,8 +61,9 @@ class Client:
     "A client process of one library (its venv's python) for one protocol: imports once, then runs scenarios on request"
     def __init__(self, py, model, kw, tooldir):
         # cwd: not our checkout, whose lisette/ would shadow the original's
+        env = {k:v for k,v in os.environ.items() if k!='PYTHONPATH'} if Path(py)!=Path(sys.executable) else None  # PYTHONPATH may name our checkout
         self.p = subprocess.Popen([str(py), '-c', CLIENT, model, json.dumps(kw), tooldir], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tooldir)
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tooldir, env=env)
         self._read()
     def _read(self):
         for line in self.p.stdout:
@@ -78,7 +80,7 @@ def _protos(fp):
     res = [('openai', 'openai/gpt-4o-mini', dict(api_base=fp.openai_base, api_key='k')),
            ('anthropic', 'anthropic/claude-sonnet-4-5', dict(api_base=fp.anthropic_base, api_key='k'))]
     if hasattr(fp, 'gemini_base'): res.append(('gemini', 'gemini/gemini-3-flash-preview', dict(api_base=fp.gemini_base, api_key='k')))
-    if hasattr(fp, 'responses_base'): res.append(('responses', 'openai/responses/gpt-5.4', dict(api_base=fp.openai_base, api_key='k')))
+    if hasattr(fp, 'responses_base'): res.append(('responses', 'openai/responses/gpt-5.4', dict(api_base=fp.responses_base, api_key='k')))
     return res
 
 R = lambda *a, **k: Reply(*a, **k)
@@ -109,10 +111,30 @@ SCENARIOS = {
     'tool_choice':  ([tc(('simple_add', dict(a=1, b=2))), "3"], "Chat(MODEL, tools=[simple_add], **KW)('1+2?', tool_choice='required', max_steps=1)"),
     'async':        ([tc(('async_add', dict(a=1, b=2))), "3"], "await AsyncChat(MODEL, tools=[async_add], **KW)('1+2?')"),
     'async_stream': (["Hello"], "[o async for o in await AsyncChat(MODEL, **KW)('hi', stream=True)]"),
+    'think_x':      ([R("ok", thinking="hmm")], "Chat(MODEL, **KW)('hi', think='x')"),
+    'think_temp':   ([R("ok", thinking="hmm")], "Chat(MODEL, temp=0.5, **KW)('hi', think='m')"),
+    'tools_search': (["ok"], "Chat(MODEL, tools=[simple_add], **KW)('otters?', search='m')"),
+    'blank':        (["ok"], "Chat(MODEL, **KW)('   ')"),
+    # the model constants, each on the protocol it speaks
+    'gpt54':        (["ok"], "assert MODEL == gpt54; Chat(gpt54, **KW)('hi', search='l')", {'responses'}),
+    'gpt54m':       (["ok"], "Chat(gpt54m, **KW)('hi')", {'responses'}),
+    'direct_gpt54': (["ok"], "import litellm; litellm.completion(gpt54, [{'role': 'user', 'content': 'otters?'}], tools=[lite_mk_func(simple_add)], web_search_options={}, **KW)", {'responses'}),
+    'sonn45':       (["ok"], "Chat(sonn45, **KW)('hi')", {'anthropic'}),
 }
 
-# Differences we make on purpose (see the honest-requests issue); shown, but not counted as regressions
-DEVIATIONS = {}
+# Differences we make on purpose (issue 16); shown, but not counted as regressions. The original never sends a
+# temperature (it adds `temperature` to litellm's `additional_drop_params`); ours sends an explicit `temp`.
+# Keys: a scenario, or 'protocol/scenario'.
+DEVIATIONS = {'temp': 'an explicit temp is sent (the original drops every temperature)',
+              'blank': "a blank prompt is sent as '.' (Anthropic and Gemini reject blank text; the original sends it as is), "
+                       "reported as a 'blank_prompt' adjustment",
+              'async': "the original's AsyncChat nests the tool results in its history (OpenAI gets a malformed message, "
+                       "Anthropic fails); ours sends the history Chat sends"}
+_no_reasoning = ("the original fails (litellm rejects reasoning_effort for gpt-4o-mini); ours sends the request without "
+                 "thinking and reports a 'think' adjustment")
+DEVIATIONS |= {f'openai/{n}': _no_reasoning for n in ('think', 'think_x', 'think_temp')}
+
+def deviation(pname, n): return DEVIATIONS.get(f'{pname}/{n}', DEVIATIONS.get(n))
 
 def _venv(path):
     py = Path(path)/'bin'/'python'
@@ -128,6 +150,14 @@ def run(client, fp, replies, code):
     err = client.run(code)
     return [r.body for r in fp.requests], err
 
+_re_gemini_id = re.compile(r'"call_[0-9a-f]{28}"')
+
+def normalize(pname, bodies):
+    "Bodies as JSON-able data; Gemini tool-call ids (random: Gemini sends none, litellm makes them up) numbered in order"
+    s, ids = json.dumps(bodies, sort_keys=True, default=str), {}
+    if pname=='gemini': s = _re_gemini_id.sub(lambda m: ids.setdefault(m[0], f'"call_gemini_{len(ids)}"'), s)
+    return json.loads(s)
+
 def _dump(o): return json.dumps(o, indent=1, sort_keys=True, default=str).splitlines()
 
 def main():
@@ -138,26 +168,31 @@ def main():
     a = ap.parse_args()
     orig, ours = _venv(a.orig_venv), Path(sys.executable)
     names = a.names or list(SCENARIOS)
-    saved, same, diff = {}, 0, 0
-    with tempfile.TemporaryDirectory() as td, FakeProvider() as fp:
+    saved, same, diff, dev, err = {}, 0, 0, 0, 0
+    with tempfile.TemporaryDirectory() as td, FakeProvider() as fp, FakeProvider() as fp2, ThreadPoolExecutor(2) as ex:
         (Path(td)/'parity_tools.py').write_text(TOOLS)
-        for pname, model, kw in _protos(fp):
+        for (pname, model, kw), (_, _, kw2) in zip(_protos(fp), _protos(fp2)):  # the original talks to fp, ours to fp2, at once
             if a.proto and pname not in a.proto: continue
-            oc, wc = Client(orig, model, kw, td), Client(ours, model, kw, td)
+            oc, wc = ex.submit(Client, orig, model, kw, td), ex.submit(Client, ours, model, kw2, td)
+            oc, wc = oc.result(), wc.result()
             try:
                 for n in names:
-                    replies, code = SCENARIOS[n]
-                    ob, oerr = run(oc, fp, replies, code)
-                    wb, werr = run(wc, fp, replies, code)
+                    replies, code, *only = SCENARIOS[n]
+                    if only and pname not in only[0]: continue
+                    fo, fw = ex.submit(run, oc, fp, replies, code), ex.submit(run, wc, fp2, replies, code)
+                    (ob, oerr), (wb, werr) = fo.result(), fw.result()
+                    ob, wb = normalize(pname, ob), normalize(pname, wb)
                     saved[f'{pname}/{n}'] = ob
-                    if oerr or werr: print(f"{pname:9} {n:13} ERROR original={oerr} ours={werr}")
+                    if oerr or werr: err += 1; print(f"{pname:9} {n:13} ERROR original={oerr} ours={werr}")
                     d = list(difflib.unified_diff(_dump(ob), _dump(wb), 'original', 'ours', n=2, lineterm=''))
-                    if not d: same += 1; print(f"{pname:9} {n:13} same ({len(ob)} requests)"); continue
-                    diff += 1
-                    print(f"{pname:9} {n:13} DIFFERENT ({len(ob)} vs {len(wb)} requests)" + (f"  [deviation: {DEVIATIONS[n]}]" if n in DEVIATIONS else ''))
+                    if not d and not (oerr or werr): same += 1; print(f"{pname:9} {n:13} same ({len(ob)} requests)"); continue
+                    if not d: continue
+                    if why := deviation(pname, n): dev += 1
+                    else: diff += 1
+                    print(f"{pname:9} {n:13} DIFFERENT ({len(ob)} vs {len(wb)} requests)" + (f"  [deviation: {why}]" if why else ''))
                     print(textwrap.indent('\n'.join(d if a.v else d[:40]), '    '))
             finally: oc.close(); wc.close()
-    print(f"\n{same} same, {diff} different")
+    print(f"\n{same} same, {diff} different, {dev} deliberate deviations, {err} with errors")
     if a.save: Path(a.save).write_text(json.dumps(saved, indent=1, sort_keys=True, default=str))
 
 if __name__ == '__main__': main()

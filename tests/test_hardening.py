@@ -1,0 +1,328 @@
+"Issue 18, hardening: hostile providers, shared chats, time limits, retries, tool budgets (through the fake provider)."
+import asyncio, itertools, json, threading, time
+import pytest, litellm
+from lisette import *
+from lisette.interop import SavedChatError
+from lisette.chat import ChatBusyError, ChatTimeout, IncompleteStreamError, _not_run
+from lisette.history import check_hist
+from lisette.messages import _role
+from lisette.testing import Reply, _oa_sse, _an_sse
+
+def add(a:int, b:int=0) -> int:
+    "Add two numbers"
+    return a + b
+
+def _stream(chat, msg, **kw): return list(chat(msg, stream=True, **kw))
+
+def _partial_sse(proto, n):
+    "The first `n` events of a streamed 'one two three four five six', ending cleanly (no finish reason)"
+    rep = Reply("one two three four five six")
+    if proto=='openai': return b''.join(_oa_sse(rep, {'model': 'm'}, 1, [])[:n])
+    return b''.join(_an_sse(rep, {'model': 'm'}, 1, [], itertools.count())[:n])
+
+# ---- item 4: a failed stream raises, names what it received, is not retried, adds nothing
+# (OpenAI and Anthropic wire protocols, where the issue was found; Gemini and Responses: see test_failed_stream_stores_nothing)
+
+@pytest.fixture(params=['openai', 'anthropic'])
+def proto2(request, fake_provider):
+    fp = fake_provider
+    if request.param=='openai': return fp, 'openai/gpt-4o-mini', dict(api_base=fp.openai_base, api_key='k')
+    return fp, 'anthropic/claude-sonnet-4-5', dict(api_base=fp.anthropic_base, api_key='k')
+
+@pytest.mark.parametrize('raw', [b'<html><body>502 Bad Gateway</body></html>', b'{"error": {"message": "upstream failed"}}', b'null'])
+def test_failed_stream_stores_nothing(proto, raw):
+    "Every protocol: a 200 stream that is not an answer raises, is sent once, and leaves the history as it was"
+    fp, m, kw = proto
+    fp.queue(Reply(raw=raw), "never sent")
+    chat = Chat(m, **kw)
+    with pytest.raises(Exception): _stream(chat, "hi")
+    assert len(fp.requests) == 1 and chat.hist == []
+
+@pytest.mark.parametrize('raw', [b'<html><body>502 Bad Gateway</body></html>', b'{"error": {"message": "upstream failed"}}', b'null', 'partial'])
+def test_failed_stream_raises(proto2, raw):
+    fp, m, kw = proto2
+    pr = 'openai' if m.startswith('openai') else 'anthropic'
+    fp.queue(Reply(raw=_partial_sse(pr, 3 if pr=='openai' else 4) if raw=='partial' else raw), "never sent")
+    chat = Chat(m, **kw)
+    with pytest.raises(IncompleteStreamError) as ei: _stream(chat, "hi")
+    msg = str(ei.value)
+    assert 'before the provider finished' in msg and 'Nothing was added to the history' in msg
+    assert ("characters of text ('one two three" in msg) if raw=='partial' else ('no answer at all' in msg)
+    assert len(fp.requests) == 1 and chat.hist == []  # not retried, nothing stored
+    fp.reset(); fp.queue("fine")
+    assert contents(chat("again")).content == 'fine' and check_hist(chat.hist) is None
+
+def test_failed_stream_raises_async(proto2):
+    fp, m, kw = proto2
+    fp.queue(Reply(raw=b'<html>oops</html>'))
+    chat = AsyncChat(m, **kw)
+    async def main(): return [o async for o in await chat("hi", stream=True)]
+    with pytest.raises(IncompleteStreamError, match='no answer at all'): asyncio.run(main())
+    assert chat.hist == [] and len(fp.requests) == 1
+
+def test_failed_stream_in_tool_loop_keeps_valid_hist(proto2):
+    fp, m, kw = proto2
+    fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2})]), Reply(raw=b'null'))
+    chat = Chat(m, tools=[add], **kw)
+    with pytest.raises(IncompleteStreamError): _stream(chat, "add")
+    assert [_role(o) for o in chat.hist] == ['user', 'assistant', 'tool'] and check_hist(chat.hist) is None
+
+# ---- item 6: time limits, enforced by both drivers, naming the limit
+
+def test_request_timeout_sync(proto):
+    fp, m, kw = proto
+    fp.queue(Reply("late", delay=3))
+    chat = Chat(m, timeout=0.5, **kw)
+    t0 = time.monotonic()
+    with pytest.raises(ChatTimeout, match=r'no response .* within 0.5 s, the request time limit'): chat("hi")
+    assert time.monotonic()-t0 < 2.5 and len(fp.requests) == 1 and chat.hist == []  # not retried
+
+def test_stream_total_limit_both_drivers(proto):
+    "A chunk every 0.4 s never trips a per-read limit of 1 s; the whole-request limit stops it"
+    fp, m, kw = proto
+    fp.queue(Reply("a b c d e f g h i j k l", chunks=12, chunk_delay=0.4), Reply("a b c d e f g h i j k l", chunks=12, chunk_delay=0.4))
+    chat = Chat(m, timeout=1, **kw)
+    t0 = time.monotonic()
+    with pytest.raises(ChatTimeout, match=r'ran past 1 s, the request time limit'): _stream(chat, "talk")
+    assert time.monotonic()-t0 < 3 and chat.hist == []
+    achat = AsyncChat(m, timeout=1, **kw)
+    async def main(): return [o async for o in await achat("talk", stream=True)]
+    t0 = time.monotonic()
+    with pytest.raises(ChatTimeout, match='ran past 1 s'): asyncio.run(main())
+    assert time.monotonic()-t0 < 3 and achat.hist == []
+
+def test_stream_idle_limit(proto):
+    fp, m, kw = proto
+    fp.queue(Reply("a b c d", chunks=4, chunk_delay=1.5), Reply("a b c d", chunks=4, chunk_delay=1.5))
+    with pytest.raises(ChatTimeout, match=r'sent nothing for 0.5 s, its idle limit'): _stream(Chat(m, timeout=(None, 0.5), **kw), "talk")
+    achat = AsyncChat(m, timeout=(None, 0.5), **kw)
+    async def main(): return [o async for o in await achat("talk", stream=True)]
+    with pytest.raises(ChatTimeout, match='sent nothing for 0.5 s'): asyncio.run(main())
+
+def test_async_request_timeout(proto):
+    fp, m, kw = proto
+    fp.queue(Reply("late", delay=3))
+    chat = AsyncChat(m, timeout=0.5, **kw)
+    with pytest.raises(ChatTimeout, match='within 0.5 s'): asyncio.run(chat("hi"))
+    assert chat.hist == []
+
+def test_default_limits_reach_litellm(proto):
+    from lisette.chat import request_timeout, stream_idle_timeout
+    fp, m, kw = proto
+    chat = Chat(m, **kw)
+    assert chat._limits({'model': m}, False)[1]['timeout'] == request_timeout == 600
+    assert chat._limits({'model': m}, True)[1]['timeout'] == stream_idle_timeout
+    with pytest.raises(ValueError, match='timeout=-1'): Chat(m, timeout=-1, **kw)._limits({}, False)
+
+# ---- item 7: one turn at a time; the history is never corrupted
+
+def test_threads_sharing_a_chat(proto):
+    fp, m, kw = proto
+    fp.respond_with(lambda body, path: Reply("ok", delay=0.05))
+    chat = Chat(m, **kw)
+    done, busy, other = [], [], []
+    def worker(i):
+        for j in range(3):
+            try: chat(f"{i}-{j}"); done.append(1)
+            except ChatBusyError as e: busy.append(str(e))
+            except Exception as e: other.append(repr(e))
+    ts = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    assert not other and len(done)+len(busy) == 24 and busy and done
+    assert 'busy' in busy[0]
+    assert check_hist(chat.hist) is None and len(chat.hist) == 2*len(done) == 2*len(fp.requests)
+    assert [_role(o) for o in chat.hist] == ['user', 'assistant']*len(done)
+
+def test_async_tasks_sharing_a_chat(proto):
+    fp, m, kw = proto
+    fp.respond_with(lambda body, path: Reply("ok", delay=0.05))
+    chat = AsyncChat(m, **kw)
+    async def main(): return await asyncio.gather(*(chat(f"q{i}") for i in range(6)), return_exceptions=True)
+    res = asyncio.run(main())
+    ok = [r for r in res if not isinstance(r, Exception)]
+    assert all(isinstance(r, ChatBusyError) for r in res if isinstance(r, Exception)) and len(ok) >= 1
+    assert check_hist(chat.hist) is None and [_role(o) for o in chat.hist] == ['user', 'assistant']*len(ok)  # each answer after its question
+
+def test_half_read_stream_makes_chat_busy_until_closed(proto):
+    fp, m, kw = proto
+    fp.queue(Reply("one two three four five six seven"), "second")
+    chat = Chat(m, **kw)
+    g = chat("count", stream=True)
+    next(g)
+    with pytest.raises(ChatBusyError, match='stream'): chat("meanwhile")
+    g.close()
+    assert contents(chat("now")).content == 'second' and check_hist(chat.hist) is None
+
+# ---- item 8: a negative or garbage retry-after is ignored
+
+@pytest.mark.parametrize('ra', ['-5', 'soon', 'nan', 'inf'])
+def test_bad_retry_after_ignored(proto, ra):
+    fp, m, kw = proto
+    fp.queue(Reply(status=429, error='slow down', headers={'retry-after': ra}), "ok")
+    assert contents(Chat(m, **kw)("hi")).content == 'ok' and len(fp.requests) == 2
+
+# ---- item 9: retries=0 is one request; a 200 is never re-sent
+
+def test_retries_zero_is_one_request(proto):
+    fp, m, kw = proto
+    fp.queue(*[Reply(status=503, error='overloaded')]*3, "ok")
+    with pytest.raises(litellm.ServiceUnavailableError): Chat(m, retries=0, **kw)("hi")
+    assert len(fp.requests) == 1
+    async def main(): return await AsyncChat(m, retries=0, **kw)("hi")
+    fp.reset(); fp.queue(*[Reply(status=503, error='overloaded')]*3, "ok")
+    with pytest.raises(litellm.ServiceUnavailableError): asyncio.run(main())
+    assert len(fp.requests) == 1
+
+@pytest.mark.parametrize('raw', [b'<html>oops</html>', b'{"not json', b'null', b'{"x": 1}'])
+def test_unreadable_200_not_resent(proto, raw):
+    fp, m, kw = proto
+    fp.queue(*[Reply(raw=raw)]*4)
+    chat = Chat(m, retries=3, **kw)
+    with pytest.raises(Exception): chat("hi")
+    assert len(fp.requests) == 1 and chat.hist == []
+
+# ---- item 10: tools run at most max_steps rounds, whatever the model does
+
+@pytest.mark.parametrize('max_steps', [1, 2, 3])
+def test_tools_run_at_most_max_steps_rounds(proto, max_steps):
+    fp, m, kw = proto
+    ran = []
+    def tick() -> str:
+        "Count a call"
+        ran.append(1); return f"tick {len(ran)}"
+    fp.respond_with(lambda body, path: Reply(tool_calls=[('tick', {})]))  # ignores tool_choice='none'
+    chat = Chat(m, tools=[tick], **kw)
+    chat("go", max_steps=max_steps)
+    assert len(ran) == max_steps
+    assert chat.hist[-1]['content'] == _not_run and check_hist(chat.hist) is None
+    fp.respond_with(None); fp.queue("done")
+    assert contents(chat("and now?")).content == 'done'
+
+# ---- item 1: a saved chat is data: where requests go comes from the caller
+
+def _saved(tmp_path, fp, **settings):
+    "A chat saved to a file, its settings then edited as an attacker would"
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    p = chat.save(tmp_path/'shared.json')
+    d = json.loads(p.read_text()); d['settings'] |= settings; p.write_text(json.dumps(d))
+    return p
+
+def test_saved_api_base_not_used(fake_provider, tmp_path, monkeypatch):
+    fp = fake_provider
+    with FakeProviderPair() as evil:
+        monkeypatch.setenv('OPENAI_API_KEY', 'sk-users-own-key')
+        p = _saved(tmp_path, fp, api_base=evil.openai_base)
+        fp.queue("from the server you chose")
+        c = load_chat(p, api_base=fp.openai_base)  # the caller's api_base is used, whatever the file says
+        # without an api_base of the caller's, the file's is still not used (warned), so nothing reaches `evil`
+        with pytest.warns(UserWarning, match=r"not used.*api_base='http://127.0.0.1:\d+/v1'.*trusted=True"): c2 = load_chat(p)
+        assert c2.api_base is None and c.api_base == fp.openai_base
+        c("continue")
+        assert len(fp.requests) == 1 and evil.requests == []
+        evil.queue("trusted")
+        assert contents(load_chat(p, trusted=True)("continue")).content == 'trusted' and len(evil.requests) == 1
+
+class FakeProviderPair:
+    "A second fake provider (the attacker's server)"
+    def __enter__(self):
+        from lisette.testing import FakeProvider
+        self.fp = FakeProvider().start(); return self.fp
+    def __exit__(self, *a): self.fp.stop()
+
+@pytest.mark.parametrize('field,value,problem', [
+    ('callkw', {'api_base': 'http://evil'}, 'not used'), ('extra_headers', {'X-Leak': '1'}, 'not used'),
+    ('retries', 1000, 'settings.retries: expected an integer from 0 to 10, got 1000'),
+    ('markup', -1, 'settings.markup: expected a number from 0 to 100, got -1'),
+    ('temp', 'hot', 'settings.temp: expected a number or null, got "hot"'),
+    ('completefunc', 'os.system', 'settings.completefunc: not a setting lisette loads from a file'),
+    ('api_key', 'sk-x', 'settings.api_key: not a setting'), ('max_tokens', True, 'settings.max_tokens: expected a positive integer'),
+    ('timeout', [-1, 5], 'settings.timeout: expected null, a positive number'), ('api_base', 'file:///etc/passwd', 'settings.api_base: expected an http(s) URL'),
+    ('stall', 0, 'settings.stall: expected a positive integer or null'), ('page_results', 'all', 'settings.page_results: expected a positive integer or null')])
+def test_saved_settings_checked(fake_provider, tmp_path, field, value, problem):
+    p = _saved(tmp_path, fake_provider, **{field: value})
+    if problem == 'not used':
+        with pytest.warns(UserWarning, match=f'not used.*{field}='): c = load_chat(p)
+        assert getattr(c, field) in (None, {})
+    else:
+        with pytest.raises(SavedChatError) as ei: load_chat(p)
+        assert str(ei.value).startswith(f"{p}: ") and problem in str(ei.value) and ei.value.field.startswith('settings.')
+
+def test_every_saved_setting_has_a_check():
+    from lisette.interop import _settings, _setting_checks, _routing
+    assert set(_settings) <= set(_setting_checks) and set(_routing) - {'completefunc'} <= set(_setting_checks)
+
+# ---- item 13: malformed saved chats name the file, the field and the problem
+
+@pytest.mark.parametrize('edit,field,problem', [
+    (lambda d: d.pop('hist'), 'hist', 'missing'), (lambda d: d.update(hist={'a': 1}), 'hist', 'expected a list'),
+    (lambda d: d['hist'].append({'__lisette__': 'Message', 'fields': {'role': 'assistant', 'content': 'x', 'tool_calls': 5}}), 'hist[2]', 'not a message'),
+    (lambda d: d['hist'].append({'__lisette__': 'ToolCall', 'fields': {}}), 'hist[2]', 'not a message'),
+    (lambda d: d['hist'].append({'role': 'robot', 'content': 'x'}), 'hist[2]', "'role'"),
+    (lambda d: d.update(model=None), 'model', 'expected a model name'), (lambda d: d.update(sp=3), 'sp', 'expected a string'),
+    (lambda d: d['use'].update(cost='lots'), 'use.cost', 'non-negative number'), (lambda d: d['use'].update(evil=1), 'use.evil', 'not a usage field'),
+    (lambda d: d.update(settings=[1]), 'settings', 'expected an object'), (lambda d: d.update(tc_res=[1]), 'tc_res', 'expected an object'),
+    (lambda d: d.update(version='1'), 'version', 'format version')])
+def test_malformed_saved_chat_named(tmp_path, edit, field, problem):
+    chat = Chat('openai/gpt-4o-mini', hist=['hi', 'hello'])
+    p = chat.save(tmp_path/'c.json')
+    d = json.loads(p.read_text()); edit(d); p.write_text(json.dumps(d))
+    with pytest.raises(SavedChatError) as ei: load_chat(p)
+    assert (ei.value.source, ei.value.field) == (str(p), field) and problem in str(ei.value), str(ei.value)
+
+def test_deep_and_binary_files_named(tmp_path):
+    p = tmp_path/'deep.json'
+    p.write_text('[' * 100_000 + ']' * 100_000)
+    with pytest.raises(SavedChatError, match=f'{p}: file: .*nests too deeply'): load_chat(p)
+    p.write_bytes(b'\xff\xfe\x00garbage')
+    with pytest.raises(SavedChatError, match=f'{p}: file: not a saved chat'): load_chat(p)
+    d = json.loads(Chat('openai/gpt-4o-mini', hist=['hi']).save(tmp_path/'c.json').read_text())
+    d['hist'].append({'role': 'assistant', 'content': 'ok', 'extra': 'DEEP'})
+    (tmp_path/'c.json').write_text(json.dumps(d).replace('"DEEP"', '[' * 800 + ']' * 800))  # json reads it; decoding it recurses
+    with pytest.raises(SavedChatError, match=r'hist\[1\]: nests too deeply'): load_chat(tmp_path/'c.json')
+
+# ---- item 5: lone surrogates replaced when storing (reported), repaired on load
+
+def test_lone_surrogate_reply_does_not_break_the_chat(proto):
+    fp, m, kw = proto
+    fp.queue(Reply('bad \ud800 char'), 'next')
+    chat = Chat(m, **kw)
+    with pytest.warns(UserWarning, match='lone surrogates'): chat("hi")
+    assert chat.hist[-1].content == 'bad \ufffd char' and 'surrogates' in [a.kind for a in chat.adjustments]
+    assert contents(chat("again")).content == 'next' and len(fp.requests) == 2
+
+def test_lone_surrogate_tool_result(proto):
+    fp, m, kw = proto
+    def read() -> str:
+        "Read a badly decoded file"
+        return 'abc\udcff'
+    fp.queue(Reply(tool_calls=[('read', {})]), 'done', 'more')
+    chat = Chat(m, tools=[read], **kw)
+    with pytest.warns(UserWarning, match="result of tool call"): chat("read it")
+    assert chat.hist[2]['content'] == 'abc\ufffd' and contents(chat("more")).content == 'more'
+
+def test_lone_surrogate_repaired_on_load(fake_provider, tmp_path):
+    fp = fake_provider
+    chat = Chat('openai/gpt-4o-mini', hist=['hi', 'bad \ud800'], api_base=fp.openai_base, api_key='k')
+    p = chat.save(tmp_path/'c.json')  # json escapes it: the file is valid, the text is not
+    with pytest.warns(UserWarning, match=r'lone surrogates .* in 1 string'): c2 = load_chat(p, api_base=fp.openai_base, api_key='k')
+    assert c2.hist[1]['content'] == 'bad \ufffd'
+    fp.queue('ok')
+    assert contents(c2('go on')).content == 'ok'
+
+# ---- item 11 (engine side): every call the library does not run is still answered
+
+def test_srvtoolu_id_from_other_provider_is_answered(fake_provider):
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[dict(name='add', arguments={'a': 1, 'b': 2}, id='srvtoolu_fake1')]), "It is 3.", "Next.")
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    assert contents(chat("1+2?")).content == 'It is 3.'
+    assert chat.hist[2]['tool_call_id'] == 'srvtoolu_fake1' and chat.hist[2]['content'] == '3'
+    assert check_hist(chat.hist) is None and contents(chat("more")).content == 'Next.'
+
+def test_srvtoolu_id_answered_after_interruption(fake_provider):
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[dict(name='add', arguments={'a': 1}, id='srvtoolu_fake2')]), Reply(status=400, error='bad'), "ok")
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    with pytest.raises(litellm.BadRequestError): chat("go")
+    assert check_hist(chat.hist) is None and contents(chat("again")).content == 'ok'
