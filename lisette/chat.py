@@ -278,7 +278,8 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     if (mt := ifnone(max_tokens, self.max_tokens)) is None and (mt := info.get('max_output_tokens')):
         self._adjust(None, 'max_tokens', f"max_tokens={mt} (the model's maximum output) sent, as neither the call nor the chat set it")
     if mt: kw['max_tokens'] = int(mt)
-    if stream: kw |= dict(stream=True, stream_options={'include_usage': True})
+    kw['stream'] = bool(stream)  # sent either way, as the original does (litellm's Responses route puts `stream: false` in the body)
+    if stream: kw['stream_options'] = {'include_usage': True}
     for k in ('api_base', 'api_key', 'extra_headers'):
         if (v := getattr(self, k)) is not None: kw[k] = v
     if self.completefunc in (completion, acompletion): kw = without_sdk_retries(kw)  # our retries only (retries=0: one request)
