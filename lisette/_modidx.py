@@ -470,6 +470,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
             'lisette.switch': { 'lisette.switch._fit_assistant': ('switch.html#_fit_assistant', 'lisette/switch.py'),
                                 'lisette.switch._needs_fit': ('switch.html#_needs_fit', 'lisette/switch.py'),
                                 'lisette.switch._search_parts': ('switch.html#_search_parts', 'lisette/switch.py'),
+                                'lisette.switch._server_call': ('switch.html#_server_call', 'lisette/switch.py'),
                                 'lisette.switch._set_id': ('switch.html#_set_id', 'lisette/switch.py'),
                                 'lisette.switch._setter': ('switch.html#_setter', 'lisette/switch.py'),
                                 'lisette.switch._strip_cc': ('switch.html#_strip_cc', 'lisette/switch.py'),

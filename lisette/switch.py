@@ -77,17 +77,21 @@ def _search_parts(m, kind):
     psf = _get(m, 'provider_specific_fields')
     return kind!='anthropic' and isinstance(psf, dict) and bool(psf.get('web_search_results') or psf.get('citations'))
 
-def _needs_fit(m, kind, cache):
+def _server_call(tid, kind, answered):
+    "Is `tid` a call Anthropic ran itself (`srvtoolu_`, no tool result: another provider would wait for one)?"
+    return kind!='anthropic' and tid.startswith('srvtoolu_') and tid not in answered
+
+def _needs_fit(m, kind, cache, answered=()):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
     if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind): return True
     if not cache and _get(m, 'cache_control'): return True
     for tc in _get(m, 'tool_calls') or []:
         tid = _tc_id(tc)
-        if fit_id(tid, kind)!=tid or (kind!='anthropic' and tid.startswith('srvtoolu_')) or (not cache and _get(tc, 'cache_control')): return True
+        if fit_id(tid, kind)!=tid or _server_call(tid, kind, answered) or (not cache and _get(tc, 'cache_control')): return True
     c = _get(m, 'content')
     return not cache and isinstance(c, list) and any(isinstance(p, dict) and 'cache_control' in p for p in c)
 
-def _fit_assistant(m, kind, ids, notes, i, set_):
+def _fit_assistant(m, kind, ids, notes, i, set_, answered=()):
     "Fit assistant message copy `m` for provider `kind` in place"
     origin = reasoning_origin(m)
     if origin and origin!='text' and origin!=kind:
@@ -102,7 +106,7 @@ def _fit_assistant(m, kind, ids, notes, i, set_):
     keep = []
     for tc in tcs:
         tid = _tc_id(tc)
-        if kind!='anthropic' and tid.startswith('srvtoolu_'):
+        if _server_call(tid, kind, answered):
             notes.append((i, f"server-side {nested_idx(tc, 'function', 'name')} call {tid} (already run by Anthropic) left out")); continue
         if (new := fit_id(tid, kind))!=tid:
             ids[tid] = new; _set_id(tc, new)
@@ -120,12 +124,13 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
     cache = ifnone(cache, kind=='anthropic')
     nsys = next((i for i,m in enumerate(msgs) if _get(m, 'role') not in ('system', 'developer')), len(msgs))
     res, notes, ids, ckpts = [], [], {}, []
+    answered = {_get(m, 'tool_call_id') for m in msgs if _get(m, 'role')=='tool'}  # a `srvtoolu_` call with a result was a client call
     for j,m in enumerate(msgs):
         i, role = j-nsys, _get(m, 'role')
-        if role=='assistant' and not _needs_fit(m, kind, cache): res.append(m); continue  # nothing to change: no copy
+        if role=='assistant' and not _needs_fit(m, kind, cache, answered): res.append(m); continue  # nothing to change: no copy
         if role!='assistant' and cache and not (role=='tool' and _get(m, 'tool_call_id') in ids): res.append(m); continue
         c, set_ = _setter(m)
-        if role=='assistant': _fit_assistant(c, kind, ids, notes, i, set_)
+        if role=='assistant': _fit_assistant(c, kind, ids, notes, i, set_, answered)
         elif role=='tool' and (t := _get(c, 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
         if not cache and _strip_cc(c, set_): ckpts.append(i)
         res.append(c)
