@@ -33,6 +33,8 @@ from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_ca
 from .context import check_context, context_window, count_tokens, _bytes_bound
 from dataclasses import field
 from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
+from .cachediag import note_request, cache_report as _cache_report, CacheReport
+from .switch import fit_request
 
 # %% ../nbs/06_chat.ipynb #13535b84
 def _schema(tool):
@@ -255,6 +257,7 @@ def _temp_dropped(why, t): return f"temp={t} not sent: {why}"
 def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, **kwargs):
     "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments"
     sparams, info, m = supported_params(self.model), model_info(self.model), self.model
+    msgs = fit_request(self, msgs)  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
     kw = dict(model=m, messages=msgs, **self.callkw)
     if schemas: kw['tools'] = schemas
     if tool_choice is not None and schemas: kw['tool_choice'] = tool_choice
@@ -437,11 +440,17 @@ def _record(self:Chat, t, r):
     if isinstance(getattr(r, '_hidden_params', None), dict): r._hidden_params['lisette_adjustments'] = t.adjustments  # for the response's details
     m = self._after_response(r, t.prefill)
     self._fix_text(t, m, 'reply')
+    note_request(self, t, r)  # for `chat.cache_report()`: what this request read from the prompt cache, and why not more
     self._hist.append(m)
     u = getattr(r, 'usage', None)
     if getattr(u, 'prompt_tokens', None): self._ctx = (len(self._hist), u.prompt_tokens+(u.completion_tokens or 0))
     t.prefill = None
     return m
+
+@patch
+def cache_report(self:Chat)->CacheReport:
+    "Per request of the last turn: where the cache checkpoints were, tokens read, written and uncached, and where a miss's prefix changed"
+    return _cache_report(self)
 
 @patch
 def _tool_round(self:Chat, t, tcs):

@@ -1,0 +1,97 @@
+"Switching models mid-chat: a conversation with tools, thinking and web search moves Anthropic -> Gemini -> OpenAI Responses -> OpenAI Chat Completions -> Anthropic, every request accepted by the strict fake provider, every change reported."
+import copy, json
+import pytest
+from lisette import Chat
+from lisette.testing import Reply
+from lisette.switch import fit_history
+from lisette.tools import _tc_id
+
+def lookup(key:str) -> str:
+    "Look up a key"
+    return f"value of {key}"
+
+LEGS = [('anthropic/claude-sonnet-4-5', 'anthropic_base'), ('gemini/gemini-3-flash-preview', 'gemini_base'),
+        ('openai/responses/gpt-5.4', 'responses_base'), ('openai/gpt-5-mini', 'openai_base'), ('anthropic/claude-sonnet-4-5', 'anthropic_base')]
+
+def test_scripted_switch_round_trip(fake_provider):
+    fp = fake_provider
+    assert fp.strict
+    chat = Chat(LEGS[0][0], tools=[lookup], api_base=fp.anthropic_base, api_key='k', cache=True)
+    reports = []
+    for k,(m,base) in enumerate(LEGS):
+        chat.model, chat.api_base = m, getattr(fp, base)
+        ws = [dict(query='lisette', url='https://example.org', title='Ex', cited_text='lisette is a library')] if k==0 else None
+        fp.queue(Reply(f'Step {k}.', tool_calls=[('lookup', {'key': f'k{k}'})], thinking=f'think {k}', signature=f'sig{k}', web_search=ws),
+                 Reply(f'Done {k}.', thinking=f'more {k}', signature=f'sigb{k}'))
+        n, adj0 = len(fp.requests), getattr(chat, 'adjustments', None)
+        n0 = len(adj0) if adj0 is not None else 0
+        before = copy.deepcopy([json.dumps(h if isinstance(h, dict) else h.model_dump(), sort_keys=True, default=str) for h in chat.hist])
+        r = chat(f'Question {k}', think='m')
+        assert r.choices[0].message.content == f'Done {k}.', (k, m)
+        assert [q.proto for q in fp.requests[n:]] == [fp.requests[n].proto]*2 and len(fp.requests)==n+2, (k, m)
+        now = [json.dumps(h if isinstance(h, dict) else h.model_dump(), sort_keys=True, default=str) for h in chat.hist[:len(before)]]
+        # the history the user holds keeps every part (only cache checkpoints move, as on any Anthropic turn)
+        strip = lambda s: s.replace(', "cache_control": {"type": "ephemeral"}', '')
+        assert [strip(o) for o in now] == [strip(o) for o in before] or k in (0, 4)
+        adj = getattr(chat, 'adjustments', [])
+        reports.append([d for kd,d in (adj[n0:] if adj is adj0 else adj) if kd=='switch'])  # this turn's (a new list per turn, or one list)
+    an, gm, rs, oa, back = reports
+    assert an == []
+    # Anthropic -> Gemini: the signed thinking, the server-side search call and the cache checkpoints of message 1
+    assert "message 1: thinking from Anthropic left out (Gemini cannot verify it)" in gm
+    assert any(d.startswith('message 1: server-side web_search call srvtoolu_') for d in gm)
+    assert any('cache checkpoints left out' in d for d in gm)
+    # -> OpenAI Responses: Anthropic's and Gemini's thinking left out, Gemini's thought signature out of its tool-call id
+    assert any(d.startswith('message 5: thinking from Gemini left out') for d in rs)
+    assert any('__thought__' in d and 'sent as call_' in d for d in rs)
+    assert any(d.startswith('message 1: thinking from Anthropic left out') for d in rs)
+    # -> OpenAI Chat Completions: the Responses reasoning items left out as well
+    assert any('thinking from OpenAI Responses left out' in d for d in oa)
+    # back on Anthropic: its own thinking goes again; the others' reasoning is left out
+    assert not any(d.startswith('message 1: thinking') for d in back)
+    assert any('thinking from Gemini left out (Anthropic' in d for d in back)
+    sent = fp.requests[-1].body['messages']
+    assert sent[1]['content'][0] == {'type': 'thinking', 'thinking': 'think 0', 'signature': 'sig0'}
+    assert any(b.get('type')=='server_tool_use' for b in sent[1]['content'])  # Anthropic gets its search back
+
+def test_without_switch_requests_fail(fake_provider):
+    "The server-side search call of an Anthropic turn is what Gemini, Responses and Chat Completions reject without the switch"
+    fp = fake_provider
+    chat = Chat(LEGS[0][0], tools=[lookup], api_base=fp.anthropic_base, api_key='k')
+    fp.queue(Reply('Searching.', tool_calls=[('lookup', {'key': 'a'})], web_search=[dict(query='q', url='https://x.org', title='X', cited_text='x')]), 'ok')
+    chat('Go')
+    from litellm import completion
+    for m, base in LEGS[1:4]:
+        fp.queue('fine')
+        with pytest.raises(Exception): completion(model=m, messages=chat.hist+[{'role': 'user', 'content': 'Next'}], api_base=getattr(fp, base), api_key='k')
+        msgs, notes = fit_history(chat.hist+[{'role': 'user', 'content': 'Next'}], m)
+        fp.reset(); fp.queue('fine')
+        completion(model=m, messages=msgs, api_base=getattr(fp, base), api_key='k')  # accepted once fitted
+        assert any('server-side web_search' in d for _,d in notes)
+
+def test_same_provider_untouched(fake_provider):
+    fp = fake_provider
+    chat = Chat(LEGS[0][0], tools=[lookup], api_base=fp.anthropic_base, api_key='k', cache=True)
+    fp.queue(Reply('s', tool_calls=[('lookup', {'key': 'a'})], thinking='t', signature='s1'), Reply('d', thinking='u', signature='s2'))
+    chat('Go', think='m')
+    msgs = chat._prep_msg(None)
+    out, notes = fit_history(msgs, chat.model)
+    assert notes == [] and all(a is b for a,b in zip(out, msgs))
+    assert not [a for a in chat.__dict__.get('adjustments', []) if a[0]=='switch']
+
+def test_gemini_ids_to_openai(fake_provider):
+    "Gemini's tool-call ids carry its thought signature: on OpenAI the call and its result get the same short id, the history keeps Gemini's"
+    fp = fake_provider
+    chat = Chat(LEGS[1][0], tools=[lookup], api_base=fp.gemini_base, api_key='k')
+    fp.queue(Reply('Looking.', tool_calls=[('lookup', {'key': 'a'})], thinking='plan'), 'Found.')
+    chat('Look it up', think='m')
+    tc_id = _tc_id(chat.hist[1]['tool_calls'][0])
+    assert '__thought__' in tc_id
+    chat.model, chat.api_base = 'openai/gpt-5-mini', fp.openai_base
+    fp.queue('done')
+    chat('And now?')
+    body = fp.requests[-1].body['messages']
+    ids = [tc['id'] for m in body for tc in m.get('tool_calls') or []] + [m['tool_call_id'] for m in body if m['role']=='tool']
+    assert len(ids)==2 and len(set(ids))==1 and '__thought__' not in ids[0] and len(ids[0])<=40
+    assert _tc_id(chat.hist[1]['tool_calls'][0]) == tc_id  # the history keeps Gemini's id
+    assert any(d.startswith('message 1: tool call id') for k,d in chat.adjustments if k=='switch')
