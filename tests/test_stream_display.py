@@ -1,5 +1,6 @@
 """How streams are shown: markdown parity with the original (thinking, details, tool summaries), the terminal renderers
 (rich and plain), the demo on the command line, and the linear-time fixes for long replies."""
+from lisette.messages import _get
 import io, json, os, subprocess, sys
 import pytest
 import litellm
@@ -12,6 +13,11 @@ from lisette.testing import Reply
 
 THINK = 'The user wants 1000 integers sorted. Timsort it is.'
 ANSWER = '## Sorting 1000 integers\n\n- use `sorted(xs)`\n- O(n log n)'
+
+
+def _args(m):
+    "Arguments of the first tool call of `m` (litellm's Gemini request building turns the stored calls into dicts in place)"
+    return _get(_get(m, 'tool_calls')[0], 'function', 'arguments')
 
 def simple_add(a:int, b:int=0)->int:
     "Add two numbers"
@@ -128,7 +134,7 @@ def test_tool_summary_escapes_quotes_and_roundtrips(proto):
     assert '<summary><code>quote_tool(who=&quot;O&#x27;Brien&quot;)→It&#x27;s &#x27;O&#x27;Brien&#x27;</code></summary>' in fmt.outp
     assert "<code>quote_tool(who=&quot;O&#x27;Brien&quot;)</code> ⏳" in fmt.outp
     h = fmt2hist(fmt.outp)
-    assert h[0].tool_calls[0].function.arguments==chat.hist[1].tool_calls[0].function.arguments
+    assert h[0].tool_calls[0].function.arguments==_args(chat.hist[1])
     assert h[1]['content']==chat.hist[2]['content']=="It's 'O'Brien'"
 
 def test_tool_args_keep_json_values(proto):
@@ -139,7 +145,7 @@ def test_tool_args_keep_json_values(proto):
     for _ in fmt.format_stream(chat('1234+5678?', stream=True)): pass
     js = json.loads(fmt.outp.split('```json\n')[1].split('\n```')[0])
     assert js['call']['arguments']=={'a': 1234, 'b': 5678}
-    sent = chat.hist[1].tool_calls[0].function.arguments
+    sent = _args(chat.hist[1])
     assert fmt2hist(fmt.outp)[0].tool_calls[0].function.arguments==sent, 'fmt2hist must rebuild the call the model made'
     # the rebuilt history sends the same tool call the model made
     assert mk_msgs(['1234+5678?', *fmt2hist(fmt.outp)])[1]['tool_calls'][0]['function']['arguments']==sent

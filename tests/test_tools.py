@@ -197,8 +197,6 @@ def test_provider_ran_calls_are_told_apart_by_their_result(fake_provider):
     assert [tc.id for tc in m1.tool_calls] == ['srvtoolu_abc'] and [tc.id for tc in _filter_srvtools(m1)] == ['srvtoolu_abc']
     assert m2.tool_calls[0].id.startswith('srvtoolu_') and _filter_srvtools(m2) == []
 
-@pytest.mark.xfail(strict=True, reason="needs the engine (lisette/chat.py) to pass the message, not its tool calls, to `_filter_srvtools`, "
-                                      "and history.py to judge server calls with `tools._provider_ran(message)`")
 def test_stray_srvtoolu_call_is_answered(fake_provider):
     fp = fake_provider
     calls.clear()
