@@ -366,6 +366,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._no_sampling': ('providers.html#_no_sampling', 'lisette/providers.py'),
                                    'lisette.providers._per_model': ('providers.html#_per_model', 'lisette/providers.py'),
                                    'lisette.providers._pieces': ('providers.html#_pieces', 'lisette/providers.py'),
+                                   'lisette.providers._quiet_register': ('providers.html#_quiet_register', 'lisette/providers.py'),
                                    'lisette.providers._register': ('providers.html#_register', 'lisette/providers.py'),
                                    'lisette.providers._register_clones': ('providers.html#_register_clones', 'lisette/providers.py'),
                                    'lisette.providers._rejects_temperature': ( 'providers.html#_rejects_temperature',

@@ -43,43 +43,21 @@ def _known(m):
         with quiet_litellm(): litellm.get_model_info(m); return True
     except Exception: return False
 
+def _quiet_register(new):
+    "litellm.register_model(new), without its warning that a new model has no cache prices (we know)"
+    old = litellm.verbose_logger.level
+    litellm.verbose_logger.setLevel('ERROR')
+    try: litellm.register_model(new)
+    finally: litellm.verbose_logger.setLevel(old)
+
 def _register():
     "Register the models of `registered_models` that litellm does not know (returns their names)"
     new = {k:v for k,v in registered_models.items() if not _known(k)}
     if not new: return []
-    old = litellm.verbose_logger.level
-    litellm.verbose_logger.setLevel('ERROR')  # litellm warns that a new model has no cache prices; we know
-    try: litellm.register_model(new)
-    finally: litellm.verbose_logger.setLevel(old)
+    _quiet_register(new)
     return list(new)
 
 _register()
-
-# %% ../nbs/04_providers.ipynb #ccfcd56f
-def _clone_info(src, **kw):
-    "litellm's info for `src`, as the entry of another name (`kw` overrides)"
-    info = {k:v for k,v in litellm.get_model_info(src).items() if k!='key'} | dict(supports_web_search=True) | kw
-    info['supported_openai_params'] = sorted({*(info.get('supported_openai_params') or []), 'web_search_options'})
-    return info
-
-_clones = {gpt54: ('openai/gpt-5.4', {}), gpt54m: ('openai/gpt-5.4-mini', {}),
-           codex54: ('openai/gpt-5.4', dict(litellm_provider='chatgpt', mode='responses')),
-           codex54m: ('openai/gpt-5.4-mini', dict(litellm_provider='chatgpt', mode='responses'))}
-
-def _register_clones():
-    "Register the models of `_clones` that litellm does not know (returns their names)"
-    new = {}
-    for m,(src,kw) in _clones.items():
-        if _known(m) or not _known(src): continue
-        new[m] = _clone_info(src, **kw)
-    if new:
-        old = litellm.verbose_logger.level
-        litellm.verbose_logger.setLevel('ERROR')
-        try: litellm.register_model(new)
-        finally: litellm.verbose_logger.setLevel(old)
-    return list(new)
-
-_register_clones()
 
 # %% ../nbs/04_providers.ipynb #613f47eb
 def _clone_info(src, **kw):
@@ -102,10 +80,7 @@ def _register_clones():
     "Register the models of `_clones` that litellm does not know (returns their names)"
     new = {m: _clone_info(src, **kw) for m,(src,kw) in _clones.items() if not _max_out(m) and _max_out(src)}
     if not new: return []
-    old = litellm.verbose_logger.level
-    litellm.verbose_logger.setLevel('ERROR')
-    try: litellm.register_model(new)
-    finally: litellm.verbose_logger.setLevel(old)
+    _quiet_register(new)
     # an `openai/responses/` entry must have no `mode`: litellm routes a model to the Responses API only when its mode is
     # None ('chat', copied from the source, would send it to Chat Completions and validate it there)
     for m,info in new.items():
