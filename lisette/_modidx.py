@@ -27,6 +27,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.cachediag.where_str': ('cache.html#where_str', 'lisette/cachediag.py')},
             'lisette.chat': { 'lisette.chat.Adjustment': ('chat.html#adjustment', 'lisette/chat.py'),
                               'lisette.chat.Adjustment.__str__': ('chat.html#adjustment.__str__', 'lisette/chat.py'),
+                              'lisette.chat.Adjustment.quiet': ('chat.html#adjustment.quiet', 'lisette/chat.py'),
                               'lisette.chat.AdjustmentWarning': ('chat.html#adjustmentwarning', 'lisette/chat.py'),
                               'lisette.chat.AsyncChat': ('chat.html#asyncchat', 'lisette/chat.py'),
                               'lisette.chat.AsyncChat.__call__': ('chat.html#asyncchat.__call__', 'lisette/chat.py'),

@@ -194,6 +194,8 @@ class Adjustment(NamedTuple):
     "Something lisette changed, dropped or filled in of what was asked: `kind` (e.g. 'temperature') and why"
     kind:str; detail:str
     def __str__(self): return f"{self.kind}: {self.detail}"
+    @property
+    def quiet(self): return self.kind in quiet_adjustments  # reported, but neither warned nor shown under the response
 
 class AdjustmentWarning(UserWarning):
     "lisette changed, dropped or filled in part of a request or the history (see `Chat.adjustments`)"

@@ -65,7 +65,9 @@ def _repr_markdown_(self:ModelResponse):
     if not res.strip(): res = str(msg)  # e.g. only reasoning: show the message rather than nothing
     dets = [f"- id: `{self.id}`", f"- model: `{self.model}`", f"- finish_reason: `{stop_reason(self)}`"]
     if (u := self._usage_md()) is not None: dets.append(f"- usage: {u}")
-    dets += [f"- {o}" for o in (getattr(self, '_hidden_params', None) or {}).get('lisette_details', [])]  # e.g. a cache miss
+    hp = getattr(self, '_hidden_params', None) or {}
+    dets += [f"- adjusted: {a}" for a in hp.get('lisette_adjustments', []) if not getattr(a, 'quiet', False)]  # what lisette changed
+    dets += [f"- {o}" for o in hp.get('lisette_details', [])]  # e.g. a cache miss
     dets = '\n'.join(dets)
     return f"{res}\n\n<details markdown=\"1\">\n\n{dets}\n\n</details>"
 

@@ -216,3 +216,14 @@ def test_registrations_at_import():
 def test_temp_default_documented_deviation():
     import inspect
     assert inspect.signature(Chat).parameters['temp'].default is None
+
+def test_adjustments_shown_under_the_response(fake_provider):
+    "Adjustments that warn are listed in the response's markdown details; quiet ones (max_tokens filled in) are not"
+    fp = fake_provider
+    fp.queue('ok', 'ok2')
+    chat = Chat('anthropic/claude-sonnet-4-5', temp=0.5, api_base=fp.anthropic_base, api_key='k')
+    with warnings.catch_warnings(): warnings.simplefilter('ignore'); r = chat('hi', think='l')
+    md = r._repr_markdown_()
+    assert "- adjusted: temperature: temp=0.5 not sent" in md and 'max_tokens=' not in md
+    assert [a.kind for a in chat.adjustments] == ['temperature', 'max_tokens']
+    assert '- adjusted:' not in Chat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')('hi')._repr_markdown_()
