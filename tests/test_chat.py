@@ -113,16 +113,6 @@ def test_provider_error_midloop_leaves_valid_hist(proto):
     chat()  # continue the interrupted loop
     assert chat.hist[-1].content == 'continued'
 
-def test_keyboard_interrupt_in_tool(proto):
-    fp, m, kw = proto
-    def boom():
-        "Interrupts"
-        raise KeyboardInterrupt
-    fp.queue(Reply(tool_calls=[('boom', {}), ('add', {'a': 1})]))
-    chat = Chat(m, tools=[boom, add], parallel_tools=False, **kw)
-    with pytest.raises(KeyboardInterrupt): chat("go")
-    assert [x['content'] for x in chat.hist[2:]] == [_interrupted, _interrupted]
-
 def test_async_parallel_and_stream(proto):
     fp, m, kw = proto
     async def main():
