@@ -25,9 +25,9 @@ from .tools import *
 from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id
 from .usage import UsageStats
 from .stream import *
-from .stream import _trunc_str
+from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
-                               missing_keys, without_sdk_retries, close_stream, aclose_stream,
+                               missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, built_response,
                                unreadable_reply, stream_finished, stream_content_type)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result
 from .context import check_context, context_window, count_tokens, _bytes_bound
@@ -694,13 +694,16 @@ def _call(self:Chat, kw, stream):
         if _is_timeout(e) and not isinstance(e, ChatTimeout): raise lim.error() from e
         raise
     if not stream: self._unslot(); return r
-    seen = _Seen()
+    seen, chunks = _Seen(), []
     try:
-        res = yield from stream_with_complete(_timed(r, lim), postproc=seen)
+        for o in _timed(keep_built(r), lim):
+            seen(o); chunks.append(o)
+            yield o
+        res = built_response(r) or _build(chunks)  # litellm's own build of the stream when it made one: no second build
         _check_stream(r, res)
         return res
     except Exception as e: e.lisette_midstream = _midstream(e, seen); raise
-    finally: close_stream(r); self._unslot()  # a stream holds its slot until it ends
+    finally: built_response(r); close_stream(r); self._unslot()  # a stream holds its slot until it ends
 
 @patch
 def _drive(self:Chat, eng, stream):
@@ -783,21 +786,23 @@ class AsyncChat(Chat):
                     if isinstance(cmd, _Call):
                         lim, kw = self._limits(cmd.kw, stream)
                         if self.limiter is not None: await self.limiter.aacquire()
-                        try: r = await asyncio.wait_for(self.completefunc(**kw), lim.wait())
+                        try:
+                            async with asyncio.timeout(lim.wait()): r = await self.completefunc(**kw)  # no extra task, unlike `wait_for`
                         except BaseException as e:
                             self._unslot(e)
                             if _is_timeout(e) and not isinstance(e, ChatTimeout): raise lim.error() from e
                             raise
                         if not stream: self._unslot()
                         if stream:
-                            seen = _Seen()
+                            seen, chunks = _Seen(), []
                             try:
-                                async for o in astream_with_complete(_atimed(r, lim), postproc=seen):
-                                    if isinstance(o, ModelResponse): send = o
-                                    else: yield o
+                                async for o in _atimed(keep_built(r), lim):
+                                    seen(o); chunks.append(o)
+                                    yield o
+                                send = built_response(r) or _build(chunks)
                                 _check_stream(r, send)
                             except Exception as e: e.lisette_midstream = _midstream(e, seen); raise
-                            finally: await aclose_stream(r); self._unslot()
+                            finally: built_response(r); await aclose_stream(r); self._unslot()
                         else: send = r
                     else: send = await self._run_tools(cmd)
                 except Exception as e: exc = e

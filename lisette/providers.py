@@ -7,7 +7,8 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info',
            'supported_params', 'has_search', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
-           'unreadable_reply', 'stream_finished', 'stream_content_type', 'adapt_request']
+           'unreadable_reply', 'stream_finished', 'stream_content_type', 'keep_built', 'built_response',
+           'adapt_request']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, functools, json, os, time
@@ -413,6 +414,42 @@ def _linear_stream_text():
 def _stream_text(kw):
     if kw.get('stream'): _linear_stream_text()
     return kw
+
+# %% ../nbs/04_providers.ipynb #c4c2324d
+import inspect
+from litellm import ModelResponse
+
+@functools.cache
+def _litellm_hands_built():
+    "Does litellm's stream wrapper pass the response it built at the end of a stream to `(async_)cache_streaming_response`?"
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper as W
+    try: return ('self.cache_streaming_response(' in inspect.getsource(W.__next__) and
+                 'self.async_cache_streaming_response(' in inspect.getsource(W._finalize_completed_stream))
+    except (OSError, TypeError, AttributeError): return False
+
+_hooks = ('cache_streaming_response', 'async_cache_streaming_response')
+
+def _keeper(d, k, f):
+    def keep(processed_chunk, cache_hit):
+        d['_lisette_built'] = processed_chunk
+        return f(processed_chunk=processed_chunk, cache_hit=cache_hit)
+    return keep
+
+def keep_built(r):
+    "Have litellm stream `r` keep the complete response it builds when it ends, for `built_response` (no-op for other streams)"
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
+    if type(r) is not CustomStreamWrapper or not _litellm_hands_built(): return r
+    d = r.__dict__
+    for k in _hooks: d[k] = _keeper(d, k, getattr(r, k))
+    return r
+
+def built_response(r):
+    "The complete response litellm built at the end of stream `r` (see `keep_built`), or None; removes the hooks"
+    d = getattr(r, '__dict__', None)
+    if d is None or '_lisette_built' not in d and _hooks[0] not in d: return None
+    for k in _hooks: d.pop(k, None)
+    res = d.pop('_lisette_built', None)
+    return res if type(res) is ModelResponse else None  # litellm's usage-only fallback is a `ModelResponseStream`
 
 # %% ../nbs/04_providers.ipynb #7058fdbb
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model
