@@ -23,3 +23,24 @@ def test_merged_build_equals_full_build(fake_provider, rep, anthropic, usage):
     for d in (full, merged): d.pop('created', None)
     assert merged == full
     assert [c.model_dump() for c in chunks] == before  # the caller's chunks are untouched
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rep=_reply, anthropic=st.booleans(), usage=st.booleans())
+def test_litellm_built_equals_ours(fake_provider, rep, anthropic, usage):
+    "The response litellm built at the stream's end (which Chat takes, see `keep_built`) is the one we would build from the chunks"
+    from lisette.providers import keep_built, built_response
+    from lisette.stream import _build
+    fp = fake_provider
+    fp.reset(); fp.queue(rep)
+    m, base = ('anthropic/claude-sonnet-4-5', fp.anthropic_base) if anthropic else ('openai/gpt-4o-mini', fp.openai_base)
+    r = keep_built(litellm.completion(m, [{'role': 'user', 'content': 'hi'}], stream=True, api_base=base, api_key='k',
+                                      **({'stream_options': {'include_usage': True}} if usage else {})))
+    chunks = list(r)
+    got = built_response(r)
+    assert got is not None
+    want = _build(chunks)
+    g, w = got.model_dump(), want.model_dump()
+    for d in (g, w): d.pop('created', None)
+    assert g == w
+    from lisette.usage import UsageStats
+    assert UsageStats.from_response(got) == UsageStats.from_response(want)  # tokens and cost (litellm leaves a cost it did not price unset)
