@@ -23,7 +23,7 @@ from .messages import *
 from .messages import _add_cache_control, _ckpt_targets, _role, _nonblank, _get
 from .tools import *
 from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id
-from .usage import UsageStats
+from .usage import UsageStats, _hidden
 from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
@@ -160,7 +160,10 @@ class Chat:
         self.callkw = callkw or {}
         self.use, self.last_use, self._ckpts = UsageStats(), UsageStats(), []
         self.adjustments, self._carry, self._warned = [], [], set()
-        store_attr('model,sp,temp,search,cache,cache_idxs,ttl,api_base,api_key,extra_headers,tc_res_eval,markup,tool_reminder,max_tokens,stream,parallel_tools,retries,timeout,max_cost,repair,fit_context,limiter')
+        vars(self).update(model=model, sp=sp, temp=temp, search=search, cache=cache, cache_idxs=cache_idxs, ttl=ttl, api_base=api_base,
+                          api_key=api_key, extra_headers=extra_headers, tc_res_eval=tc_res_eval, markup=markup, tool_reminder=tool_reminder,
+                          max_tokens=max_tokens, stream=stream, parallel_tools=parallel_tools, retries=retries, timeout=timeout,
+                          max_cost=max_cost, repair=repair, fit_context=fit_context, limiter=limiter)  # not `store_attr`: its frame inspection is most of a new chat's cost
         self.hist = hist
         if stall is not None: StallDetector(stall)  # bad values fail here, not in the first turn
         self.stall, self.page_results, self._steer, self._pages = stall, page_results, Steering(), []
@@ -439,7 +442,7 @@ def _record(self:Chat, t, r):
         add_warning(r, _cost_warning(self.use, self.max_cost))
         self._adjust(t, 'cost_limit', _cost_warning(self.use, self.max_cost))
     elif t.final and t.step>t.max_steps: self._adjust(t, 'final_prompt', f"the {t.max_steps} tool rounds (max_steps) were used up: the final prompt was sent, tools off")
-    if isinstance(getattr(r, '_hidden_params', None), dict): r._hidden_params['lisette_adjustments'] = t.adjustments  # for the response's details
+    if isinstance(hp := _hidden(r), dict): hp['lisette_adjustments'] = t.adjustments  # for the response's details
     m = self._after_response(r, t.prefill)
     self._fix_text(t, m, 'reply')
     note_request(self, t, r)  # for `chat.cache_report()`: what this request read from the prompt cache, and why not more

@@ -435,13 +435,12 @@ def fix_surrogates(o)->int:
         nonlocal n
         if isinstance(o, dict): items, put = list(o.items()), o.__setitem__
         elif isinstance(o, list): items, put = list(enumerate(o)), o.__setitem__
-        elif hasattr(o, '__dict__') and not isinstance(o, type):  # litellm objects: pydantic fields and extras too
-            ks = {*vars(o), *getattr(type(o), 'model_fields', {}), *(getattr(o, '__pydantic_extra__', None) or {})}
-            items, put = [(k, getattr(o, k, None)) for k in ks], partial(setattr, o)
+        elif hasattr(o, '__dict__') and not isinstance(o, type):  # litellm objects: their fields (a field litellm deleted is None) and pydantic's extras
+            items, put = [*vars(o).items(), *(getattr(o, '__pydantic_extra__', None) or {}).items()], partial(setattr, o)
         else: return
         for k,v in items:
             if isinstance(v, str):
                 if _has_surrogate(v): put(k, _fix_str(v)); n += 1
-            else: walk(v)
+            elif v is not None and not isinstance(v, (int, float)): walk(v)  # this runs on every reply: no call for leaves
     walk(o)
     return n

@@ -319,9 +319,9 @@ def _anthropic_pause(kw):
 
 def paused(r):
     "Did the provider pause the turn (Anthropic `pause_turn`), so the conversation should be sent back to continue it?"
-    if nested_idx(r, 'choices', 0, 'finish_reason')=='pause_turn': return True
-    msg = nested_idx(r, 'choices', 0, 'message')
-    return (getattr(msg, 'provider_specific_fields', None) or {}).get('stop_reason')=='pause_turn'
+    c = (_get(r, 'choices') or [None])[0]  # asked after every response: `_get`, not `nested_idx`
+    if _get(c, 'finish_reason')=='pause_turn': return True
+    return (_get(c, 'message', 'provider_specific_fields') or {}).get('stop_reason')=='pause_turn'
 
 # %% ../nbs/04_providers.ipynb #6b2658ae
 def supports_cache_ckpts(m:str)->bool:

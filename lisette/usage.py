@@ -11,14 +11,32 @@ from dataclasses import dataclass, fields
 from fastcore.utils import *
 import litellm
 from litellm import completion_cost, ModelResponse
+from pydantic import BaseModel
 from .messages import token_dtls_tag, _get
 
 # %% ../nbs/03_usage.ipynb #fb82a945
+class _Attrs:
+    "`get(k)`: attribute `k` of `o`, None when missing"
+    def __init__(self, o): self.o = o
+    def get(self, k): return getattr(self.o, k, None)
+
+def _fields(o):
+    "The fields of usage object `o` as something with `get`: a dict as is, a pydantic object's fields and extras, else its attributes"
+    if o is None: return {}
+    if isinstance(o, dict): return o
+    if isinstance(o, BaseModel):
+        ex = o.__pydantic_extra__
+        return {**ex, **o.__dict__} if ex else o.__dict__
+    return _Attrs(o)
+
+def _searches(u, ptd):
+    "Web searches in usage fields `u` and their `prompt_tokens_details` `ptd` (from `_fields`)"
+    return int(_get(u.get('server_tool_use'), 'web_search_requests') or ptd.get('web_search_requests') or 0)
+
 def search_count(r):
     "Number of web searches the provider ran for response `r`"
-    u = _get(r, 'usage')
-    n = _get(u, 'server_tool_use', 'web_search_requests') or _get(u, 'prompt_tokens_details', 'web_search_requests')
-    return int(n or 0)
+    u = _fields(_get(r, 'usage'))
+    return _searches(u, _fields(u.get('prompt_tokens_details')))
 
 # %% ../nbs/03_usage.ipynb #c5b3764b
 from contextlib import contextmanager
@@ -29,9 +47,14 @@ def quiet_litellm():
     try: yield
     finally: litellm.suppress_debug_info = old
 
+def _hidden(r):
+    "litellm's `_hidden_params` of response `r` (None when it has none), read without pydantic's slow attribute path"
+    p = getattr(r, '__pydantic_private__', None)
+    return p['_hidden_params'] if p and '_hidden_params' in p else getattr(r, '_hidden_params', None)
+
 def _cost(r):
     "litellm's cost for response `r`, 0 when the model has no known price"
-    c = (getattr(r, '_hidden_params', None) or {}).get('response_cost')
+    c = (_hidden(r) or {}).get('response_cost')
     if c is not None: return float(c)
     try:
         with quiet_litellm(): return float(completion_cost(completion_response=r) or 0)
@@ -48,16 +71,18 @@ class UsageStats:
         "Usage of response `r`, with cost increased by `markup` (e.g. 0.5 for 50%)"
         u = _get(r, 'usage')
         if u is None: return cls()
-        g = lambda *ks: int(_get(u, *ks) or 0)
-        return cls(prompt_tokens=g('prompt_tokens'), completion_tokens=g('completion_tokens'), total_tokens=g('total_tokens'),
-                   cached_tokens=g('prompt_tokens_details','cached_tokens') or g('cache_read_input_tokens'),
-                   cache_creation_tokens=g('cache_creation_input_tokens') or g('prompt_tokens_details','cache_creation_tokens'),
-                   reasoning_tokens=g('completion_tokens_details','reasoning_tokens'),
-                   web_search_requests=search_count(r), cost=_cost(r)*(1+markup))
+        u = _fields(u)  # this runs on every response: each object's fields read once, as a dict
+        ptd, ctd = _fields(u.get('prompt_tokens_details')), _fields(u.get('completion_tokens_details'))
+        g = lambda d, k: int(d.get(k) or 0)
+        return cls(prompt_tokens=g(u, 'prompt_tokens'), completion_tokens=g(u, 'completion_tokens'), total_tokens=g(u, 'total_tokens'),
+                   cached_tokens=g(ptd, 'cached_tokens') or g(u, 'cache_read_input_tokens'),
+                   cache_creation_tokens=g(u, 'cache_creation_input_tokens') or g(ptd, 'cache_creation_tokens'),
+                   reasoning_tokens=g(ctd, 'reasoning_tokens'),
+                   web_search_requests=_searches(u, ptd), cost=_cost(r)*(1+markup))
 
     def __add__(self, o):
         if o==0: return self
-        return UsageStats(*(getattr(self,f.name)+getattr(o,f.name) for f in fields(self)))
+        return UsageStats(*(getattr(self,k)+getattr(o,k) for k in _usage_fields))
     __radd__ = __add__
 
     @property
@@ -73,6 +98,8 @@ class UsageStats:
     def fmt(self):
         "A collapsible markdown block showing this usage"
         return f"\n{token_dtls_tag}<summary>${self.cost:.4f}</summary>\n\n`{self!r}`\n\n</details>\n"
+
+_usage_fields = tuple(f.name for f in fields(UsageStats))
 
 # %% ../nbs/03_usage.ipynb #cad34b5f
 def _without_searches(r):
