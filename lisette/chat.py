@@ -797,15 +797,20 @@ class AsyncChat(Chat):
                             raise
                         if not stream: self._unslot()
                         if stream:
-                            seen, chunks = _Seen(), []
+                            seen, chunks, done = _Seen(), [], False
                             try:
                                 async for o in _atimed(keep_built(r), lim):
                                     seen(o); chunks.append(o)
                                     yield o
                                 send = built_response(r) or _build(chunks)
                                 _check_stream(r, send)
+                                done = True
                             except Exception as e: e.lisette_midstream = _midstream(e, seen); raise
-                            finally: built_response(r); await aclose_stream(r); self._unslot()
+                            finally:
+                                built_response(r); self._unslot()
+                                # a stream read to its end has closed its HTTP response (the SDKs do at the end); awaiting
+                                # `aclose` then would only run litellm's logging tasks before the turn can go on
+                                if not done: await aclose_stream(r)
                         else: send = r
                     else: send = await self._run_tools(cmd)
                 except Exception as e: exc = e
