@@ -452,3 +452,38 @@ def _seed_gemini_ids(kw):
     return kw
 
 _adapters.append(_seed_gemini_ids)
+
+# %% ../nbs/04_providers.ipynb #55da47c4
+import warnings
+from pydantic import BaseModel
+
+@cache
+def _gemini_msgs_mutated():
+    "Does the installed litellm's message validation (which Gemini requests get without a copy) replace a `Message`'s tool calls in place?"
+    try:
+        from litellm.utils import validate_and_fix_openai_messages
+        from litellm.types.utils import Message, ChatCompletionMessageToolCall
+        m = Message(role='assistant', content='', tool_calls=[dict(id='c', type='function', function=dict(name='f', arguments='{}'))])
+        with warnings.catch_warnings(): warnings.simplefilter('ignore'); validate_and_fix_openai_messages([m])
+        return not isinstance(m.tool_calls[0], ChatCompletionMessageToolCall)
+    except Exception: return False
+
+# %% ../nbs/04_providers.ipynb #ea1e015a
+def _for_gemini(kw):
+    "Does litellm treat the request `kw` as Gemini (so it does not copy its messages)?"
+    try: from litellm.utils import _is_gemini_model
+    except ImportError: return 'gemini' in kw['model'].lower()
+    return _is_gemini_model(kw['model'], kw.get('custom_llm_provider'))
+
+def _changed_by_litellm(m): return bool(_get(m, 'tool_calls')) or not _get(m, 'role')
+
+def _msg_copy(m):
+    "A dict copy of message `m`: what litellm's validation makes of it, without touching `m`"
+    return m.model_dump(exclude_none=True) if isinstance(m, BaseModel) else dict(m)
+
+def _gemini_msg_copies(kw):
+    msgs = kw.get('messages') or []
+    if not any(_changed_by_litellm(o) for o in msgs) or not _for_gemini(kw) or not _gemini_msgs_mutated(): return kw
+    return kw | dict(messages=[_msg_copy(o) if _changed_by_litellm(o) else o for o in msgs])
+
+_adapters.append(_gemini_msg_copies)
