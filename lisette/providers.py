@@ -487,3 +487,57 @@ def _gemini_msg_copies(kw):
     return kw | dict(messages=[_msg_copy(o) if _changed_by_litellm(o) else o for o in msgs])
 
 _adapters.append(_gemini_msg_copies)
+
+# %% ../nbs/04_providers.ipynb #5e250993
+import copy
+from .usage import search_count
+
+def _web_search_calls(items):
+    "How many `web_search_call` items Responses output `items` holds"
+    return sum(1 for o in items or [] if (o.get('type') if isinstance(o, dict) else getattr(o, 'type', None))=='web_search_call')
+
+_rs_done_event = {'type': 'response.completed', 'response': {'id': 'resp_1', 'status': 'completed', 'output': [
+    {'type': 'web_search_call', 'id': 'ws_1', 'status': 'completed', 'action': {'type': 'search', 'query': 'q'}},
+    {'type': 'message', 'id': 'msg_1', 'role': 'assistant', 'status': 'completed', 'content': [{'type': 'output_text', 'text': 'x', 'annotations': []}]}],
+    'usage': {'input_tokens': 1, 'output_tokens': 1, 'total_tokens': 2}}}
+
+def _responses_search_uncounted():
+    "Does the installed litellm leave the searches of a Responses reply out of its chat `usage`?"
+    try:
+        from litellm.completion_extras.litellm_responses_transformation.transformation import OpenAiResponsesToChatCompletionStreamIterator as It
+        f = It.translate_responses_chunk_to_openai_stream
+        return search_count(getattr(f, '__wrapped__', f)(copy.deepcopy(_rs_done_event)))==0  # litellm's own, not our wrapper
+    except Exception: return False
+
+# %% ../nbs/04_providers.ipynb #f6bf0219
+def _count_searches(usage, items):
+    "Set `usage.server_tool_use.web_search_requests` from Responses output `items`, unless litellm counted them"
+    from litellm.types.utils import ServerToolUse
+    if usage is None or not (n := _web_search_calls(items)) or search_count(dict(usage=usage)): return
+    usage.server_tool_use = ServerToolUse(web_search_requests=n)
+
+def _keep_responses_search_count():
+    "Wrap litellm's Responses→chat conversions (plain and streamed) so the usage counts the searches (idempotent)"
+    from litellm.completion_extras.litellm_responses_transformation.transformation import (
+        LiteLLMResponsesTransformationHandler as Handler, OpenAiResponsesToChatCompletionStreamIterator as Iterator)
+    if getattr(Handler, '_lisette_searches', False) or not _responses_search_uncounted(): return
+    orig_resp, orig_chunk = Handler.transform_response, Iterator.translate_responses_chunk_to_openai_stream
+    def transform_response(self, model, raw_response, model_response, *args, **kwargs):
+        res = orig_resp(self, model, raw_response, model_response, *args, **kwargs)
+        _count_searches(getattr(res, 'usage', None), getattr(raw_response, 'output', None))
+        return res
+    def translate_responses_chunk_to_openai_stream(parsed_chunk, *args, **kwargs):
+        res = orig_chunk(parsed_chunk, *args, **kwargs)
+        if isinstance(parsed_chunk, dict) and parsed_chunk.get('type') in ('response.completed', 'response.incomplete'):
+            _count_searches(getattr(res, 'usage', None), (parsed_chunk.get('response') or {}).get('output'))
+        return res
+    translate_responses_chunk_to_openai_stream.__wrapped__ = orig_chunk
+    Handler.transform_response = transform_response
+    Iterator.translate_responses_chunk_to_openai_stream = staticmethod(translate_responses_chunk_to_openai_stream)
+    Handler._lisette_searches = True
+
+def _responses_searches(kw):
+    if 'web_search_options' in kw: _keep_responses_search_count()
+    return kw
+
+_adapters.append(_responses_searches)
