@@ -541,3 +541,33 @@ def _responses_searches(kw):
     return kw
 
 _adapters.append(_responses_searches)
+
+# %% ../nbs/04_providers.ipynb #89beed4e
+def _responses_keyless(model='gpt-5.4', **params):
+    "The Authorization header litellm's OpenAI Responses config builds for a request with litellm params `params`"
+    from litellm.llms.openai.responses.transformation import OpenAIResponsesAPIConfig
+    from litellm.types.router import GenericLiteLLMParams
+    return OpenAIResponsesAPIConfig().validate_environment({}, model, GenericLiteLLMParams(**params)).get('Authorization')
+
+# %% ../nbs/04_providers.ipynb #a60be98a
+def _is_responses(m): return m.startswith(('openai/responses/', 'responses/'))
+
+def _refuse_keyless_responses():
+    "Wrap litellm's OpenAI Responses `validate_environment`: no key fails before sending (idempotent)"
+    from litellm.llms.openai.responses.transformation import OpenAIResponsesAPIConfig as Config
+    if getattr(Config, '_lisette_keyless', False): return
+    orig = Config.validate_environment
+    def validate_environment(self, headers, model, litellm_params):
+        res = orig(self, headers, model, litellm_params)
+        if res.get('Authorization')=='Bearer None' and type(self) is Config:
+            raise litellm.AuthenticationError("The api_key client option must be set either by passing api_key to the client or by setting "
+                                              "the OPENAI_API_KEY environment variable (lisette: litellm's Responses route would send "
+                                              "the request without a key)", 'openai', model)
+        return res
+    Config.validate_environment, Config._lisette_keyless = validate_environment, True
+
+def _responses_key(kw):
+    if _is_responses(kw['model']): _refuse_keyless_responses()
+    return kw
+
+_adapters.append(_responses_key)
