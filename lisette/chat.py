@@ -28,7 +28,7 @@ from .stream import *
 from .stream import _trunc_str
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream,
-                               unreadable_reply, stream_finished, stream_content_type)
+                               unreadable_reply, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result
 from .context import check_context, context_window, count_tokens, _bytes_bound
 from dataclasses import field
@@ -609,20 +609,31 @@ async def _atimed(r, lim):
             raise
         yield o
 
-def _midstream(e, seen):
-    "Did stream failure `e` come after the provider answered 200 (chunks seen, or litellm's mid-stream error)? Then it is never re-sent"
-    if seen.n or isinstance(e, getattr(litellm, 'MidStreamFallbackError', ())): return True
-    return not isinstance(e, (litellm.RateLimitError, litellm.ServiceUnavailableError, litellm.InternalServerError))  # an error status sent lazily
+def _incomplete(r, resp=None, why=''):
+    "The `IncompleteStreamError` for stream `r`, which ended before the provider finished its answer (`resp`: what it built)"
+    m, ct = contents(resp) if resp is not None else None, stream_content_type(r)
+    txt, ntc = (m and m.content) or '', len((m and m.tool_calls) or [])
+    got = ' and '.join(filter(None, [txt and f"{len(txt)} characters of text ({_trunc_str(txt, 60)!r})", ntc and f"{ntc} tool call(s)"]))
+    return IncompleteStreamError(f"The stream ended before the provider finished its answer ({why or 'no finish reason'}): it sent "
+                                 f"{got or 'no answer at all'}{f', as {ct!r}' if ct else ''}. Nothing was added to the history; "
+                                 "not retried, as the provider may have billed it.")
 
 def _check_stream(r, resp):
     "Raise `IncompleteStreamError` when stream `r` ended without the provider finishing it (`resp`: what it built)"
     if stream_finished(r) is not False: return
-    m, ct = contents(resp), stream_content_type(r)
-    txt, ntc = m.content or '', len(m.tool_calls or [])
-    got = ' and '.join(filter(None, [txt and f"{len(txt)} characters of text ({_trunc_str(txt, 60)!r})", ntc and f"{ntc} tool call(s)"]))
-    raise IncompleteStreamError(f"The stream ended before the provider finished its answer (no finish reason): it sent "
-                                f"{got or 'no answer at all'}{f', as {ct!r}' if ct else ''}. Nothing was added to the history; "
-                                "not retried, as the provider may have billed it.")
+    raise _incomplete(r, resp)
+
+def _stream_failure(e, seen, r):
+    "The error to raise for failure `e` of stream `r`, marked `lisette_midstream` when the provider had answered (never re-sent)"
+    replied = stream_replied(r)
+    if seen.n: mid = True
+    elif replied is False: e, mid = stream_error(e), False  # an error status, raised when the stream was first read: as if raised at once
+    elif replied and stream_broke(e):  # a 2xx that was no answer (an error body, `null`, cut off): as on every route
+        err = _incomplete(r, why=str(stream_error(e)).strip().split('\n')[0][:200])
+        err.__cause__, e, mid = e, err, True
+    else: mid = replied or not isinstance(e, (litellm.RateLimitError, litellm.ServiceUnavailableError, litellm.InternalServerError))
+    e.lisette_midstream = mid
+    return e
 
 # %% ../nbs/06_chat.ipynb #ea4e3a22
 @patch
@@ -699,7 +710,7 @@ def _call(self:Chat, kw, stream):
         res = yield from stream_with_complete(_timed(r, lim), postproc=seen)
         _check_stream(r, res)
         return res
-    except Exception as e: e.lisette_midstream = _midstream(e, seen); raise
+    except Exception as e: raise _stream_failure(e, seen, r)
     finally: close_stream(r); self._unslot()  # a stream holds its slot until it ends
 
 @patch
@@ -796,7 +807,7 @@ class AsyncChat(Chat):
                                     if isinstance(o, ModelResponse): send = o
                                     else: yield o
                                 _check_stream(r, send)
-                            except Exception as e: e.lisette_midstream = _midstream(e, seen); raise
+                            except Exception as e: raise _stream_failure(e, seen, r)
                             finally: await aclose_stream(r); self._unslot()
                         else: send = r
                     else: send = await self._run_tools(cmd)

@@ -7,7 +7,8 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info',
            'supported_params', 'has_search', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
-           'unreadable_reply', 'stream_finished', 'stream_content_type', 'adapt_request']
+           'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_replied', 'stream_broke',
+           'stream_error', 'adapt_request']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, functools, json, os, time
@@ -370,6 +371,22 @@ def stream_content_type(r):
     "The content type the provider declared for stream `r`, if litellm kept it"
     hs = (getattr(r, '_hidden_params', None) or {}).get('additional_headers') or {}
     return hs.get('llm_provider-content-type') or hs.get('content-type')
+
+# %% ../nbs/04_providers.ipynb #e61abe49
+def stream_replied(r):
+    "Had the provider answered litellm stream `r` (a 2xx whose body litellm opened)? None when `r` is not a litellm stream"
+    if not hasattr(r, 'completion_stream') or 'FallbackStreamWrapper' in type(r).__name__: return None
+    return r.completion_stream is not None
+
+def stream_broke(e)->bool:
+    "Is `e` litellm's error for a stream that failed while being read (`MidStreamFallbackError`)?"
+    from litellm.exceptions import MidStreamFallbackError
+    return isinstance(e, MidStreamFallbackError)
+
+def stream_error(e):
+    "The provider's own error inside litellm's mid-stream wrapper `e` (e.g. Gemini's 429, raised when the stream is first read), else `e`"
+    o = getattr(e, 'original_exception', None)
+    return o if stream_broke(e) and isinstance(o, Exception) else e
 
 # %% ../nbs/04_providers.ipynb #e9e3cd30
 class _Delta(str): "A piece to append to the text so far"
