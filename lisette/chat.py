@@ -20,7 +20,7 @@ import litellm
 from litellm import completion, acompletion, ModelResponse, ModelResponseStream, Message
 from litellm.exceptions import ContextWindowExceededError
 from .messages import *
-from .messages import _add_cache_control, _ckpt_targets, _role, _nonblank, _get
+from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get
 from .tools import *
 from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id
 from .usage import UsageStats
@@ -215,12 +215,19 @@ def _adjust(self:Chat, t, kind, detail):
     warnings.warn(f"{a} (further `{kind}` adjustments of this chat: see `chat.adjustments`)", AdjustmentWarning, stacklevel=3)
 
 # %% ../nbs/06_chat.ipynb #09b498b9
+def _index_of(h, m, hint):
+    "Index of object `m` in `h`, looking at `hint` first"
+    if hint is not None and hint<len(h) and h[hint] is m: return hint
+    return next((k for k in range(len(h)-1, -1, -1) if h[k] is m), None)
+
 @patch
 def _place_ckpts(self:Chat, idxs):
-    for m in self._ckpts: remove_cache_ckpts(m)
+    "Move the history's cache checkpoints to `idxs`, on copies: messages passed in, and earlier requests' records, keep their form"
+    for m,hint in self._ckpts:
+        if (i := _index_of(self._hist, m, hint)) is not None: self._hist[i] = remove_cache_ckpts(_ckpt_copy(m))
     tgts = _ckpt_targets(self._hist, idxs)
-    for i in tgts: self._hist[i] = _add_cache_control(self._hist[i], self.ttl)
-    self._ckpts = [self._hist[i] for i in tgts]
+    for i in tgts: self._hist[i] = _add_cache_control(_ckpt_copy(self._hist[i]), self.ttl)
+    self._ckpts = [(self._hist[i], i) for i in tgts]
 
 @patch
 def _prep_msg(self:Chat, msg=None, prefill=None):

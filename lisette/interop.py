@@ -426,7 +426,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     tc_refs = kw.pop('tc_refs', tcr is not None)
     chat = cls(model, tools=tools, tc_refs=tc_refs, **(settings | kw))
     chat.sp = kw.get('sp', sp)  # as saved: Chat(tc_refs=True) would add the references prompt a second time
-    chat._hist, chat._ckpts = hist, [m for m in hist if _has_cache(m)]  # as saved, cache checkpoints included
+    chat._hist, chat._ckpts = hist, [(m, i) for i,m in enumerate(hist) if _has_cache(m)]  # as saved, cache checkpoints included
     if tcr is not None and chat.tc_res is not None: chat.tc_res.update(tcr)
     chat.use, chat.last_use = use, last_use
     if fixed:  # reported now, and again by the next turn
