@@ -500,7 +500,7 @@ def _msg_copy(m):
 
 def _gemini_msg_copies(kw):
     msgs = kw.get('messages') or []
-    if not any(_changed_by_litellm(o) for o in msgs) or not _for_gemini(kw) or not _gemini_msgs_mutated(): return kw
+    if not _for_gemini(kw) or not any(_changed_by_litellm(o) for o in msgs) or not _gemini_msgs_mutated(): return kw  # other routes pay one name check
     return kw | dict(messages=[_msg_copy(o) if _changed_by_litellm(o) else o for o in msgs])
 
 _adapters.append(_gemini_msg_copies)
