@@ -506,7 +506,7 @@ def _gemini_msg_copies(kw):
 _adapters.append(_gemini_msg_copies)
 
 # %% ../nbs/04_providers.ipynb #5e250993
-import copy
+import copy, inspect
 from .usage import search_count
 
 def _web_search_calls(items):
@@ -523,7 +523,7 @@ def _responses_search_uncounted():
     try:
         from litellm.completion_extras.litellm_responses_transformation.transformation import OpenAiResponsesToChatCompletionStreamIterator as It
         f = It.translate_responses_chunk_to_openai_stream
-        return search_count(getattr(f, '__wrapped__', f)(copy.deepcopy(_rs_done_event)))==0  # litellm's own, not our wrapper
+        return search_count(inspect.unwrap(f)(copy.deepcopy(_rs_done_event)))==0  # litellm's own, not our wrappers
     except Exception: return False
 
 # %% ../nbs/04_providers.ipynb #f6bf0219
@@ -558,6 +558,39 @@ def _responses_searches(kw):
     return kw
 
 _adapters.append(_responses_searches)
+
+# %% ../nbs/04_providers.ipynb #712335f4
+_rs_ann_event = {'type': 'response.output_text.annotation.added', 'item_id': 'msg_1', 'output_index': 0, 'content_index': 0,
+                 'annotation_index': 0, 'annotation': {'type': 'url_citation', 'start_index': 0, 'end_index': 1, 'url': 'https://x.org', 'title': 'X'}}
+
+def _responses_stream_drops_citations():
+    "Does the installed litellm leave a streamed Responses annotation out of its chat chunk?"
+    try:
+        from litellm.completion_extras.litellm_responses_transformation.transformation import OpenAiResponsesToChatCompletionStreamIterator as It
+        return not getattr(inspect.unwrap(It.translate_responses_chunk_to_openai_stream)(copy.deepcopy(_rs_ann_event)).choices[0].delta, 'annotations', None)
+    except Exception: return False
+
+# %% ../nbs/04_providers.ipynb #ac47a3f6
+def _keep_responses_stream_citations():
+    "Wrap litellm's Responses stream translator so annotation events carry `delta.annotations` (idempotent)"
+    from litellm.completion_extras.litellm_responses_transformation.transformation import (
+        LiteLLMResponsesTransformationHandler as Handler, OpenAiResponsesToChatCompletionStreamIterator as Iterator)
+    if getattr(Iterator, '_lisette_citations', False) or not _responses_stream_drops_citations(): return
+    orig = Iterator.translate_responses_chunk_to_openai_stream
+    def translate_responses_chunk_to_openai_stream(parsed_chunk, *args, **kwargs):
+        res = orig(parsed_chunk, *args, **kwargs)
+        if isinstance(parsed_chunk, dict) and parsed_chunk.get('type')=='response.output_text.annotation.added' and res.choices:
+            if anns := Handler._convert_annotations_to_chat_format([parsed_chunk.get('annotation')]): res.choices[0].delta.annotations = anns
+        return res
+    translate_responses_chunk_to_openai_stream.__wrapped__ = orig
+    Iterator.translate_responses_chunk_to_openai_stream = staticmethod(translate_responses_chunk_to_openai_stream)
+    Iterator._lisette_citations = True
+
+def _responses_stream_citations(kw):
+    if kw.get('stream') and 'web_search_options' in kw: _keep_responses_stream_citations()
+    return kw
+
+_adapters.append(_responses_stream_citations)
 
 # %% ../nbs/04_providers.ipynb #89beed4e
 def _responses_keyless(model='gpt-5.4', **params):

@@ -175,8 +175,6 @@ def _cited_urls(r, content=''):
 @pytest.mark.parametrize('stream', [False, True])
 def test_search_citations_and_count(proto, stream, request):
     fp, m, kw = proto
-    if name(proto)=='responses' and stream: request.applymarker(pytest.mark.xfail(strict=True, reason=
-        "litellm drops response.output_text.annotation.added: a streamed Responses turn has no citations (see test_responses_stream_loses_citations)"))
     if name(proto)=='openai': m = 'openai/gpt-4o-search-preview'  # OpenAI's Chat Completions search model
     fp.queue(Reply('Otters hold hands. They sleep afloat.', web_search=SEARCH))
     chat = Chat(m, search='l', **kw)
@@ -324,15 +322,18 @@ def test_record_replay(proto, tmp_path, monkeypatch):
 
 # ---- litellm behaviour on the Responses protocol (reproducers for 04_providers)
 
-def test_responses_stream_loses_citations(fake_provider):
-    "litellm drops response.output_text.annotation.added: a streamed Responses turn has no citations (non-streamed has them)"
+def test_responses_stream_citations(fake_provider):
+    "litellm drops response.output_text.annotation.added (the reproducer); providers._keep_responses_stream_citations keeps them"
+    from lisette.providers import _responses_stream_drops_citations
+    assert _responses_stream_drops_citations()  # when this fails, litellm fixed it (and the wrapper is not installed)
     fp = fake_provider
-    kw = dict(api_base=fp.responses_base, api_key='k')
+    kw = dict(api_base=fp.responses_base, api_key='k', web_search_options={})
     fp.queue(Reply('Otters hold hands.', web_search=SEARCH), Reply('Otters hold hands.', web_search=SEARCH))
-    r = litellm.completion('openai/responses/gpt-5.4', [{'role': 'user', 'content': 'otters'}], **kw)
+    msgs = [{'role': 'user', 'content': 'otters'}]
+    r = litellm.completion(**adapt_request(dict(model='openai/responses/gpt-5.4', messages=msgs, **kw)))
     assert _cited_urls(r) == ['https://example.com/otters']
-    s = litellm.stream_chunk_builder(list(litellm.completion('openai/responses/gpt-5.4', [{'role': 'user', 'content': 'otters'}], stream=True, **kw)))
-    assert s.choices[0].message.content == 'Otters hold hands.' and _cited_urls(s) == []  # when this fails, litellm fixed it
+    s = litellm.stream_chunk_builder(list(litellm.completion(**adapt_request(dict(model='openai/responses/gpt-5.4', messages=msgs, stream=True, **kw)))))
+    assert s.choices[0].message.content == 'Otters hold hands.' and s.choices[0].message.annotations == r.choices[0].message.annotations
 
 def test_responses_call_ids(fake_provider):
     "litellm takes a function_call item's `id` (fc_...) as the tool call id, and sends it back as `call_id`"
