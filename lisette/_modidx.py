@@ -538,6 +538,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.switch._ResultIds.__init__': ('switch.html#_resultids.__init__', 'lisette/switch.py'),
                                 'lisette.switch._fit_assistant': ('switch.html#_fit_assistant', 'lisette/switch.py'),
                                 'lisette.switch._has_ckpt': ('switch.html#_has_ckpt', 'lisette/switch.py'),
+                                'lisette.switch._memo': ('switch.html#_memo', 'lisette/switch.py'),
+                                'lisette.switch._needs': ('switch.html#_needs', 'lisette/switch.py'),
                                 'lisette.switch._needs_fit': ('switch.html#_needs_fit', 'lisette/switch.py'),
                                 'lisette.switch._search_parts': ('switch.html#_search_parts', 'lisette/switch.py'),
                                 'lisette.switch._server_call': ('switch.html#_server_call', 'lisette/switch.py'),

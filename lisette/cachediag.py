@@ -98,7 +98,7 @@ def first_difference(old:list, new:list, # Blocks of two requests (from `prefix_
 def _contents(msgs):
     "The content of each message, in one C-speed pass when they are all dicts"
     try: return list(map(dict.get, msgs, repeat('content')))
-    except TypeError: return [_get(m, 'content') for m in msgs]
+    except TypeError: return [m.get('content') if m.__class__ is dict else _get(m, 'content') for m in msgs]
 
 def _as_sent(msgs, contents):
     "`msgs` with the content each had when it was sent (a message edited in place since is rebuilt as it was)"

@@ -132,7 +132,8 @@ def paged(hist:list, limit:int=None,
     res, hs = list(hist), []
     for i in range(len(res)) if at is None else at:
         m = res[i]
-        if m.__class__ is dict and m.get('role')!='tool': continue  # most messages, in one lookup: this runs every request
+        # most messages, in a lookup or two (this runs every request): not a tool result, or a short text one
+        if m.__class__ is dict and ((c := m.get('content')).__class__ is str and len(c)<=limit or m.get('role')!='tool'): continue
         if _role(m)=='tool' and _get(m, 'name')!='read_result' and (p := page_result(m, limit)) is not m:
             res[i] = p; hs.append(_get(m, 'tool_call_id'))
     return res, hs

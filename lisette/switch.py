@@ -9,7 +9,7 @@ __all__ = ['provider_kind', 'reasoning_origin', 'fit_id', 'fit_history', 'note_a
 import hashlib, re
 from fastcore.utils import *
 from .messages import _get
-from .history import _copy_msg, _plain, norm_reasoning
+from .history import _copy_msg, _plain, norm_reasoning, _srv
 from .tools import _tc_id
 
 # %% ../nbs/06e_switch.ipynb #84017922
@@ -128,22 +128,37 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=()):
         set_('tool_calls', keep or None)
         if not keep and not _get(m, 'content'): set_('content', '.')
 
+def _memo(memo, key, n):
+    "The part of `memo` for `key` (a model kind and cache setting; others are dropped), emptied when it outgrows the messages"
+    if memo is None: return None
+    if list(memo)!=[key] or len(memo.get(key, ()))>2*n+100: memo.clear()
+    return memo.setdefault(key, {})
+
+def _needs(m, role, kind, cache, answered, seen=None):
+    "Does message `m` need changing for provider `kind`? Remembered in `seen` by identity, unless it holds a `srvtoolu_` call (answered later)"
+    if seen is not None and (e := seen.get(id(m))) is not None and e[0] is m: return e[1]
+    need = _needs_fit(m, kind, cache, answered) if role=='assistant' else not cache and _has_ckpt(m)
+    if seen is not None and not any(_srv(_tc_id(tc)) for tc in _get(m, 'tool_calls') or []): seen[id(m)] = (m, need)
+    return need
+
 def fit_history(msgs:list, # The messages of a request (system messages first), dicts or litellm `Message`s
                 model:str, # The model they are sent to
                 cache:bool=None, # Keep cache checkpoints (default: only for Anthropic)
-                at:list=None): # Indices of `msgs` to look at, in order; the others must be plain text dicts (default: all)
+                at:list=None, # Indices of `msgs` to look at, in order; the others must be plain text dicts (default: all)
+                memo:dict=None): # Kept by the caller between requests: a message object seen before is not examined again
     "(copy of `msgs` the provider of `model` accepts, [(history index, what changed)])"
     kind = provider_kind(model)
     cache = ifnone(cache, kind=='anthropic')
+    seen = _memo(memo, (kind, cache), len(msgs))
     nsys = next((i for i,m in enumerate(msgs) if _get(m, 'role') not in ('system', 'developer')), len(msgs))
     res, notes, ids, ckpts = list(msgs), [], {}, []
     answered = _ResultIds(msgs)  # a `srvtoolu_` call with a result was a client call
     for j in range(len(msgs)) if at is None else at:
         # plain text, most of a long history (this runs on every request): nothing any provider needs changed
         if (m := msgs[j]).__class__ is dict and len(m)==2 and m.get('content').__class__ is str: continue
+        if not ids and seen and (e := seen.get(id(m))) is not None and e[0] is m and not e[1]: continue  # examined before: nothing to change
         i, role = j-nsys, _get(m, 'role')
-        if role=='assistant' and not _needs_fit(m, kind, cache, answered): continue  # nothing to change: no copy
-        if role!='assistant' and not (role=='tool' and _get(m, 'tool_call_id') in ids) and (cache or not _has_ckpt(m)): continue
+        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen): continue  # no copy
         res[j], set_ = _setter(m)
         if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered)
         elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
@@ -162,6 +177,6 @@ def note_adjustment(chat, kind, detail):
 
 def fit_request(chat, msgs, at=None):
     "The messages `msgs` of `chat`'s next request, fitted to its current model; each change noted in `chat.adjustments`"
-    res, notes = fit_history(msgs, chat.model, at=at)
+    res, notes = fit_history(msgs, chat.model, at=at, memo=chat.__dict__.setdefault('_fit_memo', {}))
     for i,d in notes: note_adjustment(chat, 'switch', f"message {i}: {d}")
     return res
