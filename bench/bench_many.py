@@ -74,6 +74,7 @@ async def main(n):
         if chat_err: print('  first error:', repr(chat_err[0])[:300])
         print(f"  memory held by {m} finished chats: {cur/m/1024:.1f} KiB per conversation (peak during the run {peak/m/1024:.1f} KiB)")
         print(f"  process max RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024:.0f} MiB")
+        return dict(n=n, ideal=ideal, raw=raw_t, chat=chat_t, errors=len(chat_err), kib=cur/m/1024)
     finally: p.kill()
 
 if __name__ == '__main__': asyncio.run(main(int(sys.argv[1]) if len(sys.argv)>1 else 1000))

@@ -9,7 +9,10 @@ __all__ = ['prefix_blocks', 'where_str', 'first_difference', 'CacheRequest', 'ca
 # %% ../nbs/06d_cache.ipynb #c231fcec
 import difflib, json
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import repeat
 from fastcore.utils import *
+from .messages import _get
 from .history import _plain
 from .usage import UsageStats
 
@@ -92,11 +95,30 @@ def first_difference(old:list, new:list, # Blocks of two requests (from `prefix_
     return (new[k][0], k, [_short(l) for l in _around(d[:mx])] + ([f"({len(d)-mx} more lines)"] if len(d)>mx else []))
 
 # %% ../nbs/06d_cache.ipynb #d7ed027c
+def _contents(msgs):
+    "The content of each message, in one C-speed pass when they are all dicts"
+    try: return list(map(dict.get, msgs, repeat('content')))
+    except TypeError: return [m.get('content') if m.__class__ is dict else _get(m, 'content') for m in msgs]
+
+def _as_sent(msgs, contents):
+    "`msgs` with the content each had when it was sent (a message edited in place since is rebuilt as it was)"
+    return [m if _get(m, 'content') is c else {**_plain(m), 'content': c} for m,c in zip(msgs, contents)]
+
 @dataclass
 class CacheRequest:
     "The cache figures of one request, and where its prefix differs from the previous request's when it missed"
-    blocks:list; ckpts:list; read:int=0; written:int=0; prompt:int=0; expected:int=0; miss:tuple=None
+    msgs:list; tools:list=None; read:int=0; written:int=0; prompt:int=0; expected:int=0; miss:tuple=None
+    contents:list=None  # each message's content when sent (see `_as_sent`)
 
+    def __post_init__(self):
+        self.msgs, self.tools = list(self.msgs or []), list(self.tools or [])
+        if self.contents is None: self.contents = _contents(self.msgs)
+    @cached_property
+    def _prefix(self): return prefix_blocks(_as_sent(self.msgs, self.contents), self.tools)
+    @property
+    def blocks(self): return self._prefix[0]
+    @property
+    def ckpts(self): return self._prefix[1]
     @property
     def uncached(self): return max(0, self.prompt-self.read-self.written)
     @property
@@ -117,11 +139,9 @@ class CacheRequest:
 
 def cache_request(msgs, tools, r, prev=None):
     "The `CacheRequest` of request (`msgs`, `tools`) answered by response `r`, compared with the previous one `prev`"
-    blocks, ckpts = prefix_blocks(msgs, tools)
     u = UsageStats.from_response(r)
-    res = CacheRequest(blocks, ckpts, u.cached_tokens, u.cache_creation_tokens, u.prompt_tokens,
-                       prev.read+prev.written if prev else 0)
-    if res.missed: res.miss = first_difference(prev.blocks, blocks)
+    res = CacheRequest(msgs, tools, u.cached_tokens, u.cache_creation_tokens, u.prompt_tokens, prev.read+prev.written if prev else 0)
+    if res.missed: res.miss = first_difference(prev.blocks, res.blocks)
     return res
 
 # %% ../nbs/06d_cache.ipynb #baf200ea

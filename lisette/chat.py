@@ -7,7 +7,7 @@ __all__ = ['effort', 'structured', 'add_warning', 'CostLimitError', 'ChatTimeout
            'AdjustmentWarning', 'MissingApiKeyError', 'ChatBusyError', 'AsyncChat']
 
 # %% ../nbs/06_chat.ipynb #a22c8994
-import asyncio, json, math, random, threading, time, warnings
+import asyncio, itertools, json, math, operator, random, threading, time, warnings
 import httpx
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -20,7 +20,7 @@ import litellm
 from litellm import completion, acompletion, ModelResponse, ModelResponseStream, Message
 from litellm.exceptions import ContextWindowExceededError
 from .messages import *
-from .messages import _add_cache_control, _ckpt_targets, _role, _nonblank, _get
+from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get
 from .tools import *
 from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id
 from .usage import UsageStats, _hidden
@@ -28,9 +28,9 @@ from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, built_response,
-                               unreadable_reply, stream_finished, stream_content_type)
+                               unreadable_reply, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result
-from .context import check_context, context_window, count_tokens, _bytes_bound
+from .context import check_context, context_window, count_tokens, _bytes_bound, _text_bound
 from dataclasses import field
 from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
 from .cachediag import note_request, cache_report as _cache_report, CacheReport
@@ -173,10 +173,11 @@ class Chat:
     def hist(self): return self._hist
     @hist.setter
     def hist(self, v):
-        h = mk_msgs(v)
-        if not getattr(self, 'repair', False): check_hist(h, pending_ok=True)
+        # most long histories are plain text: valid as they are, and bounded for the first request, in one cheap pass
+        if v.__class__ is list and (b := _text_bound(v)) is not None: h, self._hist_bound, self._scan = list(v), (len(v), b), (list(v), [])
+        elif not getattr(self, 'repair', False): check_hist(h := mk_msgs(v), pending_ok=True); self._hist_bound, self._scan = None, ([], [])
         else:
-            h, self.repairs = repair_hist(h, pending_ok=True)
+            (h, self.repairs), self._hist_bound, self._scan = repair_hist(mk_msgs(v), pending_ok=True), None, ([], [])
             if self.repairs:  # reported now, and again by the next turn
                 self.adjustments = self._carry = []
                 self._adjust(None, 'history', "Chat repaired its history: " + '; '.join(self.repairs))
@@ -218,12 +219,33 @@ def _adjust(self:Chat, t, kind, detail):
     warnings.warn(f"{a} (further `{kind}` adjustments of this chat: see `chat.adjustments`)", AdjustmentWarning, stacklevel=3)
 
 # %% ../nbs/06_chat.ipynb #09b498b9
+def _index_of(h, m, hint):
+    "Index of object `m` in `h`, looking at `hint` first"
+    if hint is not None and hint<len(h) and h[hint] is m: return hint
+    return next((k for k in range(len(h)-1, -1, -1) if h[k] is m), None)
+
 @patch
 def _place_ckpts(self:Chat, idxs):
-    for m in self._ckpts: remove_cache_ckpts(m)
+    "Move the history's cache checkpoints to `idxs`, on copies: messages passed in, and earlier requests' records, keep their form"
+    for m,hint in self._ckpts:
+        if (i := _index_of(self._hist, m, hint)) is not None: self._hist[i] = remove_cache_ckpts(_ckpt_copy(m))
     tgts = _ckpt_targets(self._hist, idxs)
-    for i in tgts: self._hist[i] = _add_cache_control(self._hist[i], self.ttl)
-    self._ckpts = [self._hist[i] for i in tgts]
+    for i in tgts: self._hist[i] = _add_cache_control(_ckpt_copy(self._hist[i]), self.ttl)
+    self._ckpts = [(self._hist[i], i) for i in tgts]
+
+def _not_plain(h, idxs):
+    "Those of indices `idxs` whose messages in `h` are not plain text dicts (role and `str` content only)"
+    return [i for i in idxs if not ((m := h[i]).__class__ is dict and len(m)==2 and m.get('content').__class__ is str)]
+
+@patch
+def _special(self:Chat):
+    "Indices of the history's messages that are not plain text dicts; only those added or replaced since the last call are read"
+    h, (ref, at) = self._hist, getattr(self, '_scan', ([], []))
+    if len(h)<len(ref): ref, at = ref[:len(h)], [i for i in at if i<len(h)]  # removed from the end
+    if moved := list(itertools.compress(itertools.count(), map(operator.is_not, h, ref))):  # replaced, by us (checkpoints) or the user: read again
+        at = sorted(set(at).difference(moved).union(_not_plain(h, moved)))
+    self._scan = (h[:], at + _not_plain(h, range(len(ref), len(h))))
+    return self._scan[1]
 
 @patch
 def _prep_msg(self:Chat, msg=None, prefill=None):
@@ -243,8 +265,9 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
             if 0 in idxs: sp[0] = _add_cache_control(sp[0], self.ttl)
             idxs = [o-1 if o>0 else o for o in idxs if o!=0]
         self._place_ckpts(idxs[:4-len(sp and [o for o in self.cache_idxs if o==0])])
-    h, self._pages = paged(self._hist, self.page_results)  # long tool results: their start, and how to read the rest
-    res = sp + h
+    at = self._special()  # most of a long history is plain text, which neither paging nor a model switch changes
+    h, self._pages = paged(self._hist, self.page_results, at)  # long tool results: their start, and how to read the rest
+    res, self._sent_at = sp + h, (len(sp), len(h), at)
     if self.tool_reminder and res and _role(res[-1])=='tool':
         i = len(res)-1
         while i>0 and _role(res[i-1])=='tool': i -= 1
@@ -259,10 +282,17 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
 def _temp_dropped(why, t): return f"temp={t} not sent: {why}"
 
 @patch
+def _fit_at(self:Chat, msgs):
+    "Indices of request `msgs` that are not plain text (as `_prep_msg` built them from the history), or None: all"
+    nsp, nh, at = getattr(self, '_sent_at', (0, -1, None))
+    if nh!=len(self._hist) or len(msgs)<nsp+nh: return None  # not this history's request
+    return [*range(nsp), *(nsp+i for i in at), *range(nsp+nh, len(msgs))]
+
+@patch
 def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, **kwargs):
     "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments"
     sparams, info, m = supported_params(self.model), model_info(self.model), self.model
-    msgs = fit_request(self, msgs)  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
+    msgs = fit_request(self, msgs, self._fit_at(msgs))  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
     kw = dict(model=m, messages=msgs, **self.callkw)
     if schemas: kw['tools'] = schemas
     if tool_choice is not None and schemas: kw['tool_choice'] = tool_choice
@@ -312,7 +342,9 @@ def _check_context(self:Chat, schemas, max_tokens):
     sent = lambda h: paged(h, self.page_results)[0]  # what the model gets: paged results count by their page
     # `_ctx`: the tokens of the request up to message n0, exact (the provider's count, or ours) or a byte bound; (None, 0): unknown
     n0, t0, exact = (*self._ctx, True)[:3]
-    if n0 is None or n0>len(self._hist): n0, t0, exact = 0, _bytes_bound([], schemas, self.sp), False
+    if n0 is None or n0>len(self._hist):  # start from the bound `Chat(hist=)` found, if it still covers a prefix
+        (n0, t0), exact = self._hist_bound if self._hist_bound and self._hist_bound[0]<=len(self._hist) else (0, 0), False
+        t0 += _bytes_bound([], schemas, self.sp)
     new = self._hist[n0:]  # paging only shortens: bounds and estimates of the whole results hold for what is sent
     est, budget = t0 + _bytes_bound(new), w-(max_tokens or 0)  # a cheap upper bound: a byte per token for what is new
     if est<=budget:
@@ -320,7 +352,8 @@ def _check_context(self:Chat, schemas, max_tokens):
         return False
     # inconclusive (the bound is 3-4x the count for prose): unless an estimate reaches half the budget (or we must fit the
     # window), trust it and let the provider's count (in the usage of the reply) replace it; see `estimate_tokens`
-    if not self.fit_context and t0 + _bytes_bound(new, w=1/3) <= budget/2: return False
+    est = t0 + _bytes_bound(new, w=1/3) if exact else _bytes_bound(self._hist, schemas, self.sp, w=1/3)  # a bound's prefix: estimate it too
+    if not self.fit_context and est <= budget/2: return False
     # near the window: count exactly, only the messages the last exact count did not cover
     n = t0 + count_tokens(sent(new), self.model) if exact else count_tokens(sent(self._hist), self.model, schemas, self.sp)
     self._ctx = (len(self._hist), n, True)
@@ -328,7 +361,7 @@ def _check_context(self:Chat, schemas, max_tokens):
     h, done = check_context(sent(self._hist), self.model, schemas, self.sp, max_tokens=max_tokens, shorten=self.fit_context, window=w)
     for o in done: self._hist[o['index']] = h[o['index']]  # only what was shortened: paged results stay whole in the history
     if done:
-        self._ctx = (None, 0)
+        self._ctx, self._hist_bound = (None, 0), None
         self._adjust(None, 'context', f"{len(done)} old tool result(s) shortened to fit the context window (fit_context=True)")
     return bool(done)
 
@@ -612,20 +645,31 @@ async def _atimed(r, lim):
             raise
         yield o
 
-def _midstream(e, seen):
-    "Did stream failure `e` come after the provider answered 200 (chunks seen, or litellm's mid-stream error)? Then it is never re-sent"
-    if seen.n or isinstance(e, getattr(litellm, 'MidStreamFallbackError', ())): return True
-    return not isinstance(e, (litellm.RateLimitError, litellm.ServiceUnavailableError, litellm.InternalServerError))  # an error status sent lazily
+def _incomplete(r, resp=None, why=''):
+    "The `IncompleteStreamError` for stream `r`, which ended before the provider finished its answer (`resp`: what it built)"
+    m, ct = contents(resp) if resp is not None else None, stream_content_type(r)
+    txt, ntc = (m and m.content) or '', len((m and m.tool_calls) or [])
+    got = ' and '.join(filter(None, [txt and f"{len(txt)} characters of text ({_trunc_str(txt, 60)!r})", ntc and f"{ntc} tool call(s)"]))
+    return IncompleteStreamError(f"The stream ended before the provider finished its answer ({why or 'no finish reason'}): it sent "
+                                 f"{got or 'no answer at all'}{f', as {ct!r}' if ct else ''}. Nothing was added to the history; "
+                                 "not retried, as the provider may have billed it.")
 
 def _check_stream(r, resp):
     "Raise `IncompleteStreamError` when stream `r` ended without the provider finishing it (`resp`: what it built)"
     if stream_finished(r) is not False: return
-    m, ct = contents(resp), stream_content_type(r)
-    txt, ntc = m.content or '', len(m.tool_calls or [])
-    got = ' and '.join(filter(None, [txt and f"{len(txt)} characters of text ({_trunc_str(txt, 60)!r})", ntc and f"{ntc} tool call(s)"]))
-    raise IncompleteStreamError(f"The stream ended before the provider finished its answer (no finish reason): it sent "
-                                f"{got or 'no answer at all'}{f', as {ct!r}' if ct else ''}. Nothing was added to the history; "
-                                "not retried, as the provider may have billed it.")
+    raise _incomplete(r, resp)
+
+def _stream_failure(e, seen, r):
+    "The error to raise for failure `e` of stream `r`, marked `lisette_midstream` when the provider had answered (never re-sent)"
+    replied = stream_replied(r)
+    if seen.n: mid = True
+    elif replied is False: e, mid = stream_error(e), False  # an error status, raised when the stream was first read: as if raised at once
+    elif replied and stream_broke(e):  # a 2xx that was no answer (an error body, `null`, cut off): as on every route
+        err = _incomplete(r, why=str(stream_error(e)).strip().split('\n')[0][:200])
+        err.__cause__, e, mid = e, err, True
+    else: mid = replied or not isinstance(e, (litellm.RateLimitError, litellm.ServiceUnavailableError, litellm.InternalServerError))
+    e.lisette_midstream = mid
+    return e
 
 # %% ../nbs/06_chat.ipynb #ea4e3a22
 @patch
@@ -705,7 +749,7 @@ def _call(self:Chat, kw, stream):
         res = built_response(r) or _build(chunks)  # litellm's own build of the stream when it made one: no second build
         _check_stream(r, res)
         return res
-    except Exception as e: e.lisette_midstream = _midstream(e, seen); raise
+    except Exception as e: raise _stream_failure(e, seen, r)
     finally: built_response(r); close_stream(r); self._unslot()  # a stream holds its slot until it ends
 
 @patch
@@ -805,7 +849,7 @@ class AsyncChat(Chat):
                                 send = built_response(r) or _build(chunks)
                                 _check_stream(r, send)
                                 done = True
-                            except Exception as e: e.lisette_midstream = _midstream(e, seen); raise
+                            except Exception as e: raise _stream_failure(e, seen, r)
                             finally:
                                 built_response(r); self._unslot()
                                 # a stream read to its end has closed its HTTP response (the SDKs do at the end); awaiting

@@ -113,14 +113,18 @@ def _size(o, w=1):
         return _sizes(d.values(), w) + (_sizes(ex.values(), w) + 16*('function' in ex) if ex else 16*('function' in d))
     return _size(str(o), w)
 
-def _bytes_bound(hist, tools=None, sp='', w=1):
-    "An upper bound of the tokens of a request, in one cheap pass: byte-level tokenizers make at least one byte per token (`w`<1: an estimate)"
-    n = 8 + (_size(sp, w)+8 if sp else 0) + (len(json.dumps(tools).encode())*w if tools else 0)
+def _msgs_bound(hist, w=1):
+    "The part of `_bytes_bound` the messages `hist` make"
+    n = 0
     for m in hist:
         # plain text messages (most of a long history) in a few lookups: the text, and the role and framing (~5 tokens)
         if m.__class__ is dict and len(m)==2 and (c := m.get('content')).__class__ is str and c.isascii(): n += len(c)*w+8
         else: n += _size(m, w)+8
     return n
+
+def _bytes_bound(hist, tools=None, sp='', w=1):
+    "An upper bound of the tokens of a request, in one cheap pass: byte-level tokenizers make at least one byte per token (`w`<1: an estimate)"
+    return 8 + (_size(sp, w)+8 if sp else 0) + (len(json.dumps(tools).encode())*w if tools else 0) + _msgs_bound(hist, w)
 
 def estimate_tokens(
     hist:list, # Chat history
@@ -156,3 +160,13 @@ def check_context(
                       ": the provider will likely reject it. Shorten the history, e.g. with `shorten_tool_results`.",
                       ContextWindowWarning, stacklevel=2)
     return hist, done
+
+# %% ../nbs/05b_context.ipynb #92868168
+def _text_bound(msgs:list, w=1)->int|None:
+    "`_bytes_bound` of `msgs` without framing if every message is a user or assistant dict with nonblank `str` content only (then valid), else None"
+    n = 0
+    for m in msgs:
+        if not (m.__class__ is dict and len(m)==2 and (c := m.get('content')).__class__ is str and c and not c.isspace()
+                and ((r := m.get('role'))=='user' or r=='assistant')): return None
+        n += len(c)*w+8 if c.isascii() else _size(m, w)+8  # as `_bytes_bound` counts them
+    return n

@@ -110,6 +110,8 @@ def _dangling(blk, open_, before=None):
         "every tool call needs a `tool` result right after its message: add it (add_tool_results), "
         "or repair the history (repair_hist answers it as interrupted)", 'dangling')
 
+_result_keys = {'role', 'tool_call_id', 'name', 'content'}
+
 def check_hist(
     msgs:list, # The history: dicts or litellm `Message`s
     start:int=0, # Check only `msgs[start:]` (`msgs[:start]` is assumed valid and only tells which tool calls are open)
@@ -128,6 +130,11 @@ def check_hist(
         if m.__class__ is dict and len(m)==2 and not open_ and (c := m.get('content')).__class__ is str and c and not c.isspace() \
            and ((role := m.get('role'))=='user' or role=='assistant') and (nonsys or role=='user' or not user_first):
             nonsys, blk = True, None
+            continue
+        # the next most common: a text result answering an open call (half of a tool-heavy history)
+        if m.__class__ is dict and m.keys()<=_result_keys and (tid := m.get('tool_call_id')) in open_ and tid and m.get('role')=='tool' \
+           and m.get('content').__class__ is str:
+            done[tid] = i; del open_[tid]
             continue
         role, c, tcs = _fields(m)
         if not _shape_ok(m, role, c, tcs): check_msg(m, i)

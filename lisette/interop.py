@@ -15,6 +15,7 @@ from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, _get, _has_cache
 from .history import fix_surrogates, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text
+from .context import _msgs_bound
 from .usage import UsageStats
 from .chat import Chat
 
@@ -426,7 +427,8 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     tc_refs = kw.pop('tc_refs', tcr is not None)
     chat = cls(model, tools=tools, tc_refs=tc_refs, **(settings | kw))
     chat.sp = kw.get('sp', sp)  # as saved: Chat(tc_refs=True) would add the references prompt a second time
-    chat._hist, chat._ckpts = hist, [m for m in hist if _has_cache(m)]  # as saved, cache checkpoints included
+    chat._hist, chat._ckpts = hist, [(m, i) for i,m in enumerate(hist) if _has_cache(m)]  # as saved, cache checkpoints included
+    chat._hist_bound = (len(hist), _msgs_bound(hist))  # read now, with the rest of the file: the first turn need not read it again
     if tcr is not None and chat.tc_res is not None: chat.tc_res.update(tcr)
     chat.use, chat.last_use = use, last_use
     if fixed:  # reported now, and again by the next turn

@@ -125,12 +125,15 @@ def page_result(m, limit:int):
     return {**m, 'content': [{'type': 'text', 'text': head}, *other] if other else head}
 
 # %% ../nbs/05c_loop.ipynb #ceb33b1d
-def paged(hist:list, limit:int=None)->tuple:
+def paged(hist:list, limit:int=None,
+          at:list=None)->tuple: # Indices of `hist` that may hold tool results (default: all)
     "(`hist` with long tool results paged, their handles); `limit=None` pages nothing"
     if not limit: return hist, []
     res, hs = list(hist), []
-    for i,m in enumerate(res):
-        if m.__class__ is dict and m.get('role')!='tool': continue  # most messages, in one lookup: this runs every request
+    for i in range(len(res)) if at is None else at:
+        m = res[i]
+        # most messages, in a lookup or two (this runs every request): not a tool result, or a short text one
+        if m.__class__ is dict and ((c := m.get('content')).__class__ is str and len(c)<=limit or m.get('role')!='tool'): continue
         if _role(m)=='tool' and _get(m, 'name')!='read_result' and (p := page_result(m, limit)) is not m:
             res[i] = p; hs.append(_get(m, 'tool_call_id'))
     return res, hs

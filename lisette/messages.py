@@ -192,6 +192,13 @@ def remove_cache_ckpts(msg):
             if isinstance(o, dict): o.pop('cache_control', None)
     return msg
 
+def _ckpt_copy(msg):
+    "A copy of `msg` that `_add_cache_control` and `remove_cache_ckpts` can change without touching `msg` or its parts"
+    m = dict(msg)
+    if tcs := m.get('tool_calls'): m['tool_calls'] = [dict(tc) if isinstance(tc, dict) else tc.model_copy() for tc in tcs]
+    if (c := m.get('content')).__class__ is list: m['content'] = [dict(p) if isinstance(p, dict) else p for p in c]
+    return m
+
 # %% ../nbs/01_messages.ipynb #eb1c6871
 def mk_msg(
     content, # Content: str, bytes (image), list of mixed content, or dict w 'role' and 'content' fields

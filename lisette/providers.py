@@ -7,8 +7,8 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info',
            'supported_params', 'has_search', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
-           'unreadable_reply', 'stream_finished', 'stream_content_type', 'keep_built', 'built_response',
-           'adapt_request']
+           'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_replied', 'stream_broke',
+           'stream_error', 'keep_built', 'built_response', 'adapt_request']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, functools, json, os, time
@@ -372,6 +372,22 @@ def stream_content_type(r):
     hs = (getattr(r, '_hidden_params', None) or {}).get('additional_headers') or {}
     return hs.get('llm_provider-content-type') or hs.get('content-type')
 
+# %% ../nbs/04_providers.ipynb #e61abe49
+def stream_replied(r):
+    "Had the provider answered litellm stream `r` (a 2xx whose body litellm opened)? None when `r` is not a litellm stream"
+    if not hasattr(r, 'completion_stream') or 'FallbackStreamWrapper' in type(r).__name__: return None
+    return r.completion_stream is not None
+
+def stream_broke(e)->bool:
+    "Is `e` litellm's error for a stream that failed while being read (`MidStreamFallbackError`)?"
+    from litellm.exceptions import MidStreamFallbackError
+    return isinstance(e, MidStreamFallbackError)
+
+def stream_error(e):
+    "The provider's own error inside litellm's mid-stream wrapper `e` (e.g. Gemini's 429, raised when the stream is first read), else `e`"
+    o = getattr(e, 'original_exception', None)
+    return o if stream_broke(e) and isinstance(o, Exception) else e
+
 # %% ../nbs/04_providers.ipynb #e9e3cd30
 class _Delta(str): "A piece to append to the text so far"
 class _Tail(str):
@@ -415,7 +431,7 @@ def _stream_text(kw):
     if kw.get('stream'): _linear_stream_text()
     return kw
 
-# %% ../nbs/04_providers.ipynb #c4c2324d
+# %% ../nbs/04_providers.ipynb #ee03d039
 import inspect
 from litellm import ModelResponse
 
@@ -489,3 +505,155 @@ def _seed_gemini_ids(kw):
     return kw
 
 _adapters.append(_seed_gemini_ids)
+
+# %% ../nbs/04_providers.ipynb #55da47c4
+import warnings
+from pydantic import BaseModel
+
+@cache
+def _gemini_msgs_mutated():
+    "Does the installed litellm's message validation (which Gemini requests get without a copy) replace a `Message`'s tool calls in place?"
+    try:
+        from litellm.utils import validate_and_fix_openai_messages
+        from litellm.types.utils import Message, ChatCompletionMessageToolCall
+        m = Message(role='assistant', content='', tool_calls=[dict(id='c', type='function', function=dict(name='f', arguments='{}'))])
+        with warnings.catch_warnings(): warnings.simplefilter('ignore'); validate_and_fix_openai_messages([m])
+        return not isinstance(m.tool_calls[0], ChatCompletionMessageToolCall)
+    except Exception: return False
+
+# %% ../nbs/04_providers.ipynb #ea1e015a
+def _for_gemini(kw):
+    "Does litellm treat the request `kw` as Gemini (so it does not copy its messages)?"
+    try: from litellm.utils import _is_gemini_model
+    except ImportError: return 'gemini' in kw['model'].lower()
+    return _is_gemini_model(kw['model'], kw.get('custom_llm_provider'))
+
+def _changed_by_litellm(m): return bool(_get(m, 'tool_calls')) or not _get(m, 'role')
+
+def _msg_copy(m):
+    "A dict copy of message `m`: what litellm's validation makes of it, without touching `m`"
+    return m.model_dump(exclude_none=True) if isinstance(m, BaseModel) else dict(m)
+
+def _gemini_msg_copies(kw):
+    msgs = kw.get('messages') or []
+    if not _for_gemini(kw) or not any(_changed_by_litellm(o) for o in msgs) or not _gemini_msgs_mutated(): return kw  # other routes pay one name check
+    return kw | dict(messages=[_msg_copy(o) if _changed_by_litellm(o) else o for o in msgs])
+
+_adapters.append(_gemini_msg_copies)
+
+# %% ../nbs/04_providers.ipynb #5e250993
+import copy, inspect
+from .usage import search_count
+
+def _web_search_calls(items):
+    "How many `web_search_call` items Responses output `items` holds"
+    return sum(1 for o in items or [] if (o.get('type') if isinstance(o, dict) else getattr(o, 'type', None))=='web_search_call')
+
+_rs_done_event = {'type': 'response.completed', 'response': {'id': 'resp_1', 'status': 'completed', 'output': [
+    {'type': 'web_search_call', 'id': 'ws_1', 'status': 'completed', 'action': {'type': 'search', 'query': 'q'}},
+    {'type': 'message', 'id': 'msg_1', 'role': 'assistant', 'status': 'completed', 'content': [{'type': 'output_text', 'text': 'x', 'annotations': []}]}],
+    'usage': {'input_tokens': 1, 'output_tokens': 1, 'total_tokens': 2}}}
+
+def _responses_search_uncounted():
+    "Does the installed litellm leave the searches of a Responses reply out of its chat `usage`?"
+    try:
+        from litellm.completion_extras.litellm_responses_transformation.transformation import OpenAiResponsesToChatCompletionStreamIterator as It
+        f = It.translate_responses_chunk_to_openai_stream
+        return search_count(inspect.unwrap(f)(copy.deepcopy(_rs_done_event)))==0  # litellm's own, not our wrappers
+    except Exception: return False
+
+# %% ../nbs/04_providers.ipynb #f6bf0219
+def _count_searches(usage, items):
+    "Set `usage.server_tool_use.web_search_requests` from Responses output `items`, unless litellm counted them"
+    from litellm.types.utils import ServerToolUse
+    if usage is None or not (n := _web_search_calls(items)) or search_count(dict(usage=usage)): return
+    usage.server_tool_use = ServerToolUse(web_search_requests=n)
+
+def _keep_responses_search_count():
+    "Wrap litellm's Responses→chat conversions (plain and streamed) so the usage counts the searches (idempotent)"
+    from litellm.completion_extras.litellm_responses_transformation.transformation import (
+        LiteLLMResponsesTransformationHandler as Handler, OpenAiResponsesToChatCompletionStreamIterator as Iterator)
+    if getattr(Handler, '_lisette_searches', False) or not _responses_search_uncounted(): return
+    orig_resp, orig_chunk = Handler.transform_response, Iterator.translate_responses_chunk_to_openai_stream
+    def transform_response(self, model, raw_response, model_response, *args, **kwargs):
+        res = orig_resp(self, model, raw_response, model_response, *args, **kwargs)
+        _count_searches(getattr(res, 'usage', None), getattr(raw_response, 'output', None))
+        return res
+    def translate_responses_chunk_to_openai_stream(parsed_chunk, *args, **kwargs):
+        res = orig_chunk(parsed_chunk, *args, **kwargs)
+        if isinstance(parsed_chunk, dict) and parsed_chunk.get('type') in ('response.completed', 'response.incomplete'):
+            _count_searches(getattr(res, 'usage', None), (parsed_chunk.get('response') or {}).get('output'))
+        return res
+    translate_responses_chunk_to_openai_stream.__wrapped__ = orig_chunk
+    Handler.transform_response = transform_response
+    Iterator.translate_responses_chunk_to_openai_stream = staticmethod(translate_responses_chunk_to_openai_stream)
+    Handler._lisette_searches = True
+
+def _responses_searches(kw):
+    if 'web_search_options' in kw: _keep_responses_search_count()
+    return kw
+
+_adapters.append(_responses_searches)
+
+# %% ../nbs/04_providers.ipynb #712335f4
+_rs_ann_event = {'type': 'response.output_text.annotation.added', 'item_id': 'msg_1', 'output_index': 0, 'content_index': 0,
+                 'annotation_index': 0, 'annotation': {'type': 'url_citation', 'start_index': 0, 'end_index': 1, 'url': 'https://x.org', 'title': 'X'}}
+
+def _responses_stream_drops_citations():
+    "Does the installed litellm leave a streamed Responses annotation out of its chat chunk?"
+    try:
+        from litellm.completion_extras.litellm_responses_transformation.transformation import OpenAiResponsesToChatCompletionStreamIterator as It
+        return not getattr(inspect.unwrap(It.translate_responses_chunk_to_openai_stream)(copy.deepcopy(_rs_ann_event)).choices[0].delta, 'annotations', None)
+    except Exception: return False
+
+# %% ../nbs/04_providers.ipynb #ac47a3f6
+def _keep_responses_stream_citations():
+    "Wrap litellm's Responses stream translator so annotation events carry `delta.annotations` (idempotent)"
+    from litellm.completion_extras.litellm_responses_transformation.transformation import (
+        LiteLLMResponsesTransformationHandler as Handler, OpenAiResponsesToChatCompletionStreamIterator as Iterator)
+    if getattr(Iterator, '_lisette_citations', False) or not _responses_stream_drops_citations(): return
+    orig = Iterator.translate_responses_chunk_to_openai_stream
+    def translate_responses_chunk_to_openai_stream(parsed_chunk, *args, **kwargs):
+        res = orig(parsed_chunk, *args, **kwargs)
+        if isinstance(parsed_chunk, dict) and parsed_chunk.get('type')=='response.output_text.annotation.added' and res.choices:
+            if anns := Handler._convert_annotations_to_chat_format([parsed_chunk.get('annotation')]): res.choices[0].delta.annotations = anns
+        return res
+    translate_responses_chunk_to_openai_stream.__wrapped__ = orig
+    Iterator.translate_responses_chunk_to_openai_stream = staticmethod(translate_responses_chunk_to_openai_stream)
+    Iterator._lisette_citations = True
+
+def _responses_stream_citations(kw):
+    if kw.get('stream') and 'web_search_options' in kw: _keep_responses_stream_citations()
+    return kw
+
+_adapters.append(_responses_stream_citations)
+
+# %% ../nbs/04_providers.ipynb #89beed4e
+def _responses_keyless(model='gpt-5.4', **params):
+    "The Authorization header litellm's OpenAI Responses config builds for a request with litellm params `params`"
+    from litellm.llms.openai.responses.transformation import OpenAIResponsesAPIConfig
+    from litellm.types.router import GenericLiteLLMParams
+    return OpenAIResponsesAPIConfig().validate_environment({}, model, GenericLiteLLMParams(**params)).get('Authorization')
+
+# %% ../nbs/04_providers.ipynb #a60be98a
+def _is_responses(m): return m.startswith(('openai/responses/', 'responses/'))
+
+def _refuse_keyless_responses():
+    "Wrap litellm's OpenAI Responses `validate_environment`: no key fails before sending (idempotent)"
+    from litellm.llms.openai.responses.transformation import OpenAIResponsesAPIConfig as Config
+    if getattr(Config, '_lisette_keyless', False): return
+    orig = Config.validate_environment
+    def validate_environment(self, headers, model, litellm_params):
+        res = orig(self, headers, model, litellm_params)
+        if res.get('Authorization')=='Bearer None' and type(self) is Config:
+            raise litellm.AuthenticationError("The api_key client option must be set either by passing api_key to the client or by setting "
+                                              "the OPENAI_API_KEY environment variable (lisette: litellm's Responses route would send "
+                                              "the request without a key)", 'openai', model)
+        return res
+    Config.validate_environment, Config._lisette_keyless = validate_environment, True
+
+def _responses_key(kw):
+    if _is_responses(kw['model']): _refuse_keyless_responses()
+    return kw
+
+_adapters.append(_responses_key)

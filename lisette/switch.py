@@ -9,7 +9,7 @@ __all__ = ['provider_kind', 'reasoning_origin', 'fit_id', 'fit_history', 'note_a
 import hashlib, re
 from fastcore.utils import *
 from .messages import _get
-from .history import _copy_msg, _plain, norm_reasoning
+from .history import _copy_msg, _plain, norm_reasoning, _srv
 from .tools import _tc_id
 
 # %% ../nbs/06e_switch.ipynb #84017922
@@ -25,12 +25,11 @@ def provider_kind(model:str)->str:
 # %% ../nbs/06e_switch.ipynb #feec3fef
 def reasoning_origin(m)->str|None:
     "The provider kind whose reasoning message `m` carries ('anthropic', 'gemini', 'responses', 'text'), or None"
-    d = _plain(m)
-    tbs = d.get('thinking_blocks') or []
+    tbs = _get(m, 'thinking_blocks') or []
     if any(_get(b, 'signature') or _get(b, 'type')=='redacted_thinking' for b in tbs): return 'anthropic'
     if tbs: return 'gemini'
-    if d.get('reasoning_items'): return 'responses'
-    return 'text' if d.get('reasoning_content') else None
+    if _get(m, 'reasoning_items'): return 'responses'
+    return 'text' if _get(m, 'reasoning_content') else None
 
 # %% ../nbs/06e_switch.ipynb #ccbefb05
 _an_id = re.compile(r'^[a-zA-Z0-9_-]+$')
@@ -81,6 +80,19 @@ def _server_call(tid, kind, answered):
     "Is `tid` a call Anthropic ran itself (`srvtoolu_`, no tool result: another provider would wait for one)?"
     return kind!='anthropic' and tid.startswith('srvtoolu_') and tid not in answered
 
+class _ResultIds:
+    "The `tool_call_id`s of the tool results in `msgs`, gathered at the first lookup (only a `srvtoolu_` call needs them)"
+    def __init__(self, msgs): self.msgs, self.ids = msgs, None
+    def __contains__(self, tid):
+        if self.ids is None: self.ids = {_get(m, 'tool_call_id') for m in self.msgs if _get(m, 'role')=='tool'}
+        return tid in self.ids
+
+def _has_ckpt(m):
+    "Does message `m` carry a cache checkpoint anywhere (on the message, a content part or a tool call)?"
+    if m.__class__ is dict and m.get('cache_control'): return True
+    if (c := _get(m, 'content')).__class__ is list and any(isinstance(p, dict) and p.get('cache_control') for p in c): return True
+    return any(_get(tc, 'cache_control') for tc in _get(m, 'tool_calls') or [])
+
 def _needs_fit(m, kind, cache, answered=()):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
     if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind): return True
@@ -116,24 +128,41 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=()):
         set_('tool_calls', keep or None)
         if not keep and not _get(m, 'content'): set_('content', '.')
 
+def _memo(memo, key, n):
+    "The part of `memo` for `key` (a model kind and cache setting; others are dropped), emptied when it outgrows the messages"
+    if memo is None: return None
+    if list(memo)!=[key] or len(memo.get(key, ()))>2*n+100: memo.clear()
+    return memo.setdefault(key, {})
+
+def _needs(m, role, kind, cache, answered, seen=None):
+    "Does message `m` need changing for provider `kind`? Remembered in `seen` by identity, unless it holds a `srvtoolu_` call (answered later)"
+    if seen is not None and (e := seen.get(id(m))) is not None and e[0] is m: return e[1]
+    need = _needs_fit(m, kind, cache, answered) if role=='assistant' else not cache and _has_ckpt(m)
+    if seen is not None and not any(_srv(_tc_id(tc)) for tc in _get(m, 'tool_calls') or []): seen[id(m)] = (m, need)
+    return need
+
 def fit_history(msgs:list, # The messages of a request (system messages first), dicts or litellm `Message`s
                 model:str, # The model they are sent to
-                cache:bool=None): # Keep cache checkpoints (default: only for Anthropic)
+                cache:bool=None, # Keep cache checkpoints (default: only for Anthropic)
+                at:list=None, # Indices of `msgs` to look at, in order; the others must be plain text dicts (default: all)
+                memo:dict=None): # Kept by the caller between requests: a message object seen before is not examined again
     "(copy of `msgs` the provider of `model` accepts, [(history index, what changed)])"
     kind = provider_kind(model)
     cache = ifnone(cache, kind=='anthropic')
+    seen = _memo(memo, (kind, cache), len(msgs))
     nsys = next((i for i,m in enumerate(msgs) if _get(m, 'role') not in ('system', 'developer')), len(msgs))
-    res, notes, ids, ckpts = [], [], {}, []
-    answered = {_get(m, 'tool_call_id') for m in msgs if _get(m, 'role')=='tool'}  # a `srvtoolu_` call with a result was a client call
-    for j,m in enumerate(msgs):
+    res, notes, ids, ckpts = list(msgs), [], {}, []
+    answered = _ResultIds(msgs)  # a `srvtoolu_` call with a result was a client call
+    for j in range(len(msgs)) if at is None else at:
+        # plain text, most of a long history (this runs on every request): nothing any provider needs changed
+        if (m := msgs[j]).__class__ is dict and len(m)==2 and m.get('content').__class__ is str: continue
+        if not ids and seen and (e := seen.get(id(m))) is not None and e[0] is m and not e[1]: continue  # examined before: nothing to change
         i, role = j-nsys, _get(m, 'role')
-        if role=='assistant' and not _needs_fit(m, kind, cache, answered): res.append(m); continue  # nothing to change: no copy
-        if role!='assistant' and cache and not (role=='tool' and _get(m, 'tool_call_id') in ids): res.append(m); continue
-        c, set_ = _setter(m)
-        if role=='assistant': _fit_assistant(c, kind, ids, notes, i, set_, answered)
-        elif role=='tool' and (t := _get(c, 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
-        if not cache and _strip_cc(c, set_): ckpts.append(i)
-        res.append(c)
+        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen): continue  # no copy
+        res[j], set_ = _setter(m)
+        if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered)
+        elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
+        if not cache and _strip_cc(res[j], set_): ckpts.append(i)
     if ckpts: notes.append((ckpts[0], f"cache checkpoints left out (messages {', '.join('system' if k<0 else str(k) for k in ckpts)}): {model} takes none"))
     if not notes: return list(msgs), []
     return res, sorted(notes, key=lambda o: o[0])
@@ -146,8 +175,8 @@ def note_adjustment(chat, kind, detail):
     if hasattr(chat, '_adjust'): chat._adjust(None, kind, detail)
     else: lst.append((kind, detail))
 
-def fit_request(chat, msgs):
+def fit_request(chat, msgs, at=None):
     "The messages `msgs` of `chat`'s next request, fitted to its current model; each change noted in `chat.adjustments`"
-    res, notes = fit_history(msgs, chat.model)
+    res, notes = fit_history(msgs, chat.model, at=at, memo=chat.__dict__.setdefault('_fit_memo', {}))
     for i,d in notes: note_adjustment(chat, 'switch', f"message {i}: {d}")
     return res

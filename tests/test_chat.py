@@ -217,15 +217,30 @@ def test_stream_failing_midway_not_retried(proto):
     fp.reset(); fp.queue("fine")
     assert contents(chat("again")).content == 'fine'
 
-def test_missing_key_named(proto, monkeypatch, request):
+_key_vars = ('OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'GEMINI_API_KEY', 'GOOGLE_API_KEY')
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_missing_key_named(proto, monkeypatch, stream):
+    "No key: the error names the variable, and nothing is sent (litellm's Responses route would send `Bearer None`: providers._refuse_keyless_responses)"
     fp, m, kw = proto
-    if m.startswith('openai/responses/'): request.applymarker(pytest.mark.xfail(strict=True, reason="Chat's missing-key check asks "
-        "litellm.validate_environment, which reports no missing key for openai/responses/... models, so the request goes out keyless (chat.py _missing_keys)"))
-    for k in ('OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'GEMINI_API_KEY', 'GOOGLE_API_KEY'): monkeypatch.delenv(k, raising=False)
+    for k in _key_vars: monkeypatch.delenv(k, raising=False)
     var = 'OPENAI_API_KEY' if m.startswith('openai') else 'GOOGLE_API_KEY or GEMINI_API_KEY' if m.startswith('gemini') else 'ANTHROPIC_API_KEY'
     chat = Chat(m, api_base=kw['api_base'])
-    with pytest.raises(MissingApiKeyError, match=f'set {var}.* or pass api_key='): chat("hi")
+    with pytest.raises(MissingApiKeyError, match=f'set {var}.* or pass api_key='): chat("hi") if not stream else list(chat("hi", stream=True))
     assert len(fp.requests) == 0 and chat.hist == []
+    fp.queue("hello")
+    chat = Chat(m, api_base=kw['api_base'], api_key='k')  # an explicit key: sent as before
+    assert contents(chat("hi")).content == 'hello' and len(fp.requests) == 1
+
+def test_missing_key_responses_env_base(fake_provider, monkeypatch):
+    "`Chat('openai/responses/gpt-5.4')('hi')` with no OPENAI_API_KEY (the base from $OPENAI_BASE_URL, so nothing can reach OpenAI)"
+    fp = fake_provider
+    for k in _key_vars: monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv('OPENAI_BASE_URL', fp.responses_base)
+    with pytest.raises(MissingApiKeyError, match='No API key for openai/responses/gpt-5.4: set OPENAI_API_KEY'): Chat('openai/responses/gpt-5.4')('hi')
+    assert fp.requests == []
+    fp.queue("hello")
+    assert contents(Chat('openai/responses/gpt-5.4', api_key='k')('hi')).content == 'hello' and len(fp.requests) == 1
 
 # ---- spending limit
 

@@ -21,8 +21,8 @@ def _partial_sse(proto, n):
     return b''.join(_an_sse(rep, {'model': 'm'}, 1, [], itertools.count())[:n])
 
 # ---- item 4: a failed stream raises, names what it received, is not retried, adds nothing
-# (OpenAI and Anthropic wire protocols, where the issue was found; on Gemini and Responses litellm raises its own error before
-# any chunk, which the chat still re-sends once: left open)
+# (on every wire protocol: on Gemini and Responses litellm raises its own MidStreamFallbackError before any chunk, which
+# Chat tells apart with providers.stream_replied: a 2xx that was no answer is never re-sent, an error status is retried)
 
 @pytest.fixture(params=['openai', 'anthropic'])
 def proto2(request, fake_provider):
@@ -30,39 +30,63 @@ def proto2(request, fake_provider):
     if request.param=='openai': return fp, 'openai/gpt-4o-mini', dict(api_base=fp.openai_base, api_key='k')
     return fp, 'anthropic/claude-sonnet-4-5', dict(api_base=fp.anthropic_base, api_key='k')
 
-@pytest.mark.parametrize('raw', [b'<html><body>502 Bad Gateway</body></html>', b'{"error": {"message": "upstream failed"}}', b'null'])
-def test_failed_stream_stores_nothing(proto2, raw):
-    "A 200 stream that is not an answer raises, is sent once, and leaves the history as it was (Gemini, Responses: not yet)"
-    fp, m, kw = proto2
-    fp.queue(Reply(raw=raw), "never sent")
-    chat = Chat(m, **kw)
-    with pytest.raises(Exception): _stream(chat, "hi")
+_bad_bodies = [b'<html><body>502 Bad Gateway</body></html>', b'{"error": {"message": "upstream failed"}}', b'null']
+
+@pytest.mark.parametrize('raw', _bad_bodies)
+def test_failed_stream_stores_nothing(proto, raw):
+    "A 200 stream that is not an answer raises, is sent once (even with retries left), and leaves the history as it was"
+    fp, m, kw = proto
+    fp.queue(Reply(raw=raw), "never sent", "never sent")
+    chat = Chat(m, retries=2, **kw)
+    with pytest.raises(IncompleteStreamError): _stream(chat, "hi")
     assert len(fp.requests) == 1 and chat.hist == []
 
-@pytest.mark.parametrize('raw', [b'<html><body>502 Bad Gateway</body></html>', b'{"error": {"message": "upstream failed"}}', b'null', 'partial'])
-def test_failed_stream_raises(proto2, raw):
-    fp, m, kw = proto2
-    pr = 'openai' if m.startswith('openai') else 'anthropic'
-    fp.queue(Reply(raw=_partial_sse(pr, 3 if pr=='openai' else 4) if raw=='partial' else raw), "never sent")
+def _raises_incomplete(fp, m, kw, reply, what):
+    "A stream answered `reply` raises IncompleteStreamError naming `what` arrived, is sent once, and the chat goes on"
+    fp.queue(reply, "never sent")
     chat = Chat(m, **kw)
     with pytest.raises(IncompleteStreamError) as ei: _stream(chat, "hi")
     msg = str(ei.value)
-    assert 'before the provider finished' in msg and 'Nothing was added to the history' in msg
-    assert ("characters of text ('one two three" in msg) if raw=='partial' else ('no answer at all' in msg)
+    assert 'before the provider finished' in msg and 'Nothing was added to the history' in msg and what in msg
     assert len(fp.requests) == 1 and chat.hist == []  # not retried, nothing stored
     fp.reset(); fp.queue("fine")
     assert contents(chat("again")).content == 'fine' and check_hist(chat.hist) is None
 
-def test_failed_stream_raises_async(proto2):
+@pytest.mark.parametrize('raw', _bad_bodies)
+def test_failed_stream_raises(proto, raw): _raises_incomplete(*proto, Reply(raw=raw), 'no answer at all')
+
+def test_partial_stream_raises(proto2):
+    "Events that end cleanly before a finish reason (built here in the OpenAI and Anthropic formats)"
     fp, m, kw = proto2
-    fp.queue(Reply(raw=b'<html>oops</html>'))
+    pr = 'openai' if m.startswith('openai') else 'anthropic'
+    _raises_incomplete(fp, m, kw, Reply(raw=_partial_sse(pr, 3 if pr=='openai' else 4)), "characters of text ('one two three")
+
+def test_failed_stream_raises_async(proto):
+    fp, m, kw = proto
+    fp.queue(Reply(raw=b'{"error": {"message": "upstream failed"}}'), "never sent")
     chat = AsyncChat(m, **kw)
     async def main(): return [o async for o in await chat("hi", stream=True)]
     with pytest.raises(IncompleteStreamError, match='no answer at all'): asyncio.run(main())
     assert chat.hist == [] and len(fp.requests) == 1
 
-def test_failed_stream_in_tool_loop_keeps_valid_hist(proto2):
-    fp, m, kw = proto2
+@pytest.mark.parametrize('aio', [False, True])
+def test_stream_error_status_retried(proto, aio):
+    "An error status on a stream follows `retries` on every route (Gemini raises it when the stream is first read, wrapped by litellm)"
+    fp, m, kw = proto
+    async def arun(chat): return [o async for o in await chat("hi", stream=True)]
+    run = (lambda chat: asyncio.run(arun(chat))) if aio else (lambda chat: _stream(chat, "hi"))
+    fp.queue(Reply(status=429, error='slow down', headers={'retry-after': '0'}), Reply(status=503, error='overloaded'), "made it")
+    chat = (AsyncChat if aio else Chat)(m, retries=2, **kw)
+    assert contents(final_of(run(chat))).content == 'made it' and len(fp.requests) == 3
+    fp.reset(); fp.queue(Reply(status=429, error='slow down'), "never sent")
+    chat = (AsyncChat if aio else Chat)(m, retries=0, **kw)
+    with pytest.raises(litellm.RateLimitError) as ei: run(chat)
+    assert type(ei.value) is litellm.RateLimitError and len(fp.requests) == 1 and chat.hist == []  # the provider's error, as raised on every route
+
+def final_of(res): return [o for o in res if isinstance(o, litellm.ModelResponse)][-1]
+
+def test_failed_stream_in_tool_loop_keeps_valid_hist(proto):
+    fp, m, kw = proto
     fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2})]), Reply(raw=b'null'))
     chat = Chat(m, tools=[add], **kw)
     with pytest.raises(IncompleteStreamError): _stream(chat, "add")

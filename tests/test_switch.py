@@ -95,3 +95,32 @@ def test_gemini_ids_to_openai(fake_provider):
     assert len(ids)==2 and len(set(ids))==1 and '__thought__' not in ids[0] and len(ids[0])<=40
     assert _tc_id(chat.hist[1]['tool_calls'][0]) == tc_id  # the history keeps Gemini's id
     assert any(d.startswith('message 1: tool call id') for k,d in chat.adjustments if k=='switch')
+
+def test_long_plain_history_switch_strips_checkpoints(fake_provider):
+    "A long plain-text history cached on Claude, then sent to OpenAI: the checkpoints Chat placed (on copies) are found and left out"
+    fp = fake_provider
+    hist = [{'role': ('user', 'assistant')[i%2], 'content': f'message {i}'} for i in range(2000)]
+    kept = copy.deepcopy(hist)
+    chat = Chat('anthropic/claude-sonnet-4-5', hist=hist, api_base=fp.anthropic_base, api_key='k', cache=True, cache_idxs=[0, -2, -1])
+    fp.queue('one', 'two', 'three')
+    chat('a'); chat('b')
+    assert hist == kept  # the messages passed in keep their form: checkpoints go on copies
+    assert sum('cache_control' in json.dumps(m if isinstance(m, dict) else m.model_dump()) for m in chat.hist) == 3
+    chat.model, chat.api_base = 'openai/gpt-5-mini', fp.openai_base
+    chat('c')
+    assert 'cache_control' not in json.dumps(fp.requests[-1].body)
+    assert any(k == 'switch' and 'cache checkpoints left out' in d for k,d in chat.adjustments)
+
+def test_replaced_message_is_read_again(fake_provider):
+    "A message of a long history replaced between turns is looked at again (paging and fitting read only new or replaced messages)"
+    fp = fake_provider
+    hist = [{'role': ('user', 'assistant')[i%2], 'content': f'message {i}'} for i in range(1000)]
+    chat = Chat('anthropic/claude-sonnet-4-5', hist=hist, api_base=fp.anthropic_base, api_key='k')
+    fp.queue('one', 'two')
+    chat('a')
+    # an assistant message with Anthropic's signed thinking, put in place of a plain one: OpenAI cannot take the thinking
+    chat.hist[501] = {'role': 'assistant', 'content': 'message 501', 'thinking_blocks': [{'type': 'thinking', 'thinking': 'hmm', 'signature': 'sig'}]}
+    chat.model, chat.api_base = 'openai/gpt-5-mini', fp.openai_base
+    chat('b')
+    assert 'thinking' not in json.dumps(fp.requests[-1].body['messages'][501])
+    assert any(k == 'switch' and d.startswith('message 501: thinking from Anthropic') for k,d in chat.adjustments)
