@@ -633,12 +633,19 @@ def _timed(r, lim):
         if _is_timeout(e): raise lim.error() from e
         raise
 
+async def _within(aw, secs):
+    "`await aw` for at most `secs` seconds (None: no limit), else `TimeoutError`; no extra task where Python has `asyncio.timeout`"
+    if hasattr(asyncio, 'timeout'):
+        async with asyncio.timeout(secs): return await aw
+    try: return await asyncio.wait_for(aw, secs)  # Python 3.10
+    except asyncio.TimeoutError as e: raise TimeoutError(f"no answer within {secs} s") from e
+
 async def _atimed(r, lim):
     "Async `_timed`: each event awaited at most until the next limit"
     it = r.__aiter__()
     while True:
         try:
-            async with asyncio.timeout(lim.wait()): o = await it.__anext__()
+            o = await _within(it.__anext__(), lim.wait())
         except StopAsyncIteration: return
         except Exception as e:
             if _is_timeout(e): raise lim.error() from e
@@ -834,7 +841,7 @@ class AsyncChat(Chat):
                         lim, kw = self._limits(cmd.kw, stream)
                         if self.limiter is not None: await self.limiter.aacquire()
                         try:
-                            async with asyncio.timeout(lim.wait()): r = await self.completefunc(**kw)  # no extra task, unlike `wait_for`
+                            r = await _within(self.completefunc(**kw), lim.wait())
                         except BaseException as e:
                             self._unslot(e)
                             if _is_timeout(e) and not isinstance(e, ChatTimeout): raise lim.error() from e
