@@ -7,7 +7,7 @@ __all__ = ['body_timeout', 'Reply', 'conversation', 'validate_request', 'Recorde
            'request_view', 'fake_provider', 'main']
 
 # %% ../nbs/00_testing.ipynb #e5383351
-import dataclasses, json, re, socket, socketserver, sys, threading, time, itertools
+import dataclasses, gc, json, re, socket, socketserver, sys, threading, time, itertools
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from types import SimpleNamespace
@@ -913,6 +913,9 @@ def request_view(body:dict, # A request body
 def fake_provider():
     "pytest fixture: a started `FakeProvider`, stopped after the test"
     with FakeProvider() as fp: yield fp
+    # litellm leaves an Anthropic stream read to its end suspended, not closed; left to the cycle collector it may be
+    # finalized while httpx's pool holds its lock, and the next request waits for ever: collect it now, between tests
+    gc.collect()
 
 if 'pytest' in sys.modules: fake_provider = sys.modules['pytest'].fixture(fake_provider)
 

@@ -3,6 +3,7 @@ import litellm
 from hypothesis import given, settings, HealthCheck, strategies as st
 from lisette.stream import _merge_text_runs, stream_chunk_builder
 from lisette.testing import Reply
+from lisette.providers import close_stream
 
 _words = st.text(st.characters(whitelist_categories=('L', 'N', 'Zs', 'P')), min_size=0, max_size=60)
 _reply = st.builds(lambda text, n, tcs, think, search, stop: Reply(text, chunks=n, thinking=think or None, stop=stop,
@@ -16,8 +17,9 @@ def test_merged_build_equals_full_build(fake_provider, rep, anthropic, usage):
     fp = fake_provider
     fp.reset(); fp.queue(rep)
     m, base = ('anthropic/claude-sonnet-4-5', fp.anthropic_base) if anthropic else ('openai/gpt-4o-mini', fp.openai_base)
-    chunks = list(litellm.completion(m, [{'role': 'user', 'content': 'hi'}], stream=True, api_base=base, api_key='k',
-                                     **({'stream_options': {'include_usage': True}} if usage else {})))
+    r = litellm.completion(m, [{'role': 'user', 'content': 'hi'}], stream=True, api_base=base, api_key='k',
+                           **({'stream_options': {'include_usage': True}} if usage else {}))
+    chunks = list(r); close_stream(r)  # litellm leaves Anthropic's line iterator open at the end (see `fake_provider`)
     before = [c.model_dump() for c in chunks]
     full, merged = stream_chunk_builder(chunks).model_dump(), stream_chunk_builder(_merge_text_runs(chunks)).model_dump()
     for d in (full, merged): d.pop('created', None)
@@ -35,7 +37,7 @@ def test_litellm_built_equals_ours(fake_provider, rep, anthropic, usage):
     m, base = ('anthropic/claude-sonnet-4-5', fp.anthropic_base) if anthropic else ('openai/gpt-4o-mini', fp.openai_base)
     r = keep_built(litellm.completion(m, [{'role': 'user', 'content': 'hi'}], stream=True, api_base=base, api_key='k',
                                       **({'stream_options': {'include_usage': True}} if usage else {})))
-    chunks = list(r)
+    chunks = list(r); close_stream(r)
     got = built_response(r)
     assert got is not None
     want = _build(chunks)
