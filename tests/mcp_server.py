@@ -35,14 +35,21 @@ def fail(why: str) -> str:
     "Always fails"
     raise ToolError(f"failed on purpose: {why}")
 
+class _Barrier:
+    "All `n` waiters go on together, then the next `n` (`asyncio.Barrier` is Python 3.11+)"
+    def __init__(self, n): self.n, self.waiting, self.ev = n, 0, asyncio.Event()
+    async def wait(self):
+        ev = self.ev; self.waiting += 1
+        if self.waiting==self.n: self.waiting, self.ev = 0, asyncio.Event(); ev.set()
+        await ev.wait()
+
 _barriers = {}
 @mcp.tool()
 async def meet(n: int, i: int) -> str:
     "Return only once `n` calls are in progress at the same time (calls run one after another would time out)"
-    b = _barriers.setdefault(n, asyncio.Barrier(n))
-    try:
-        async with asyncio.timeout(30): await b.wait()
-    except TimeoutError: raise ToolError(f"call {i} met nobody: calls are not concurrent")
+    b = _barriers.setdefault(n, asyncio.Barrier(n) if hasattr(asyncio, 'Barrier') else _Barrier(n))
+    try: await asyncio.wait_for(b.wait(), 30)
+    except (TimeoutError, asyncio.TimeoutError): raise ToolError(f"call {i} met nobody: calls are not concurrent")
     return f"met {i}"
 
 @mcp.tool()
