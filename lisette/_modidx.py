@@ -120,7 +120,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._temp_dropped': ('chat.html#_temp_dropped', 'lisette/chat.py'),
                               'lisette.chat._timed': ('chat.html#_timed', 'lisette/chat.py'),
                               'lisette.chat._unanswered': ('chat.html#_unanswered', 'lisette/chat.py'),
-                              'lisette.chat._within': ('chat.html#_within', 'lisette/chat.py'),
                               'lisette.chat.add_warning': ('chat.html#add_warning', 'lisette/chat.py'),
                               'lisette.chat.structured': ('chat.html#structured', 'lisette/chat.py')},
             'lisette.context': { 'lisette.context.ContextWindowWarning': ('context.html#contextwindowwarning', 'lisette/context.py'),

@@ -633,12 +633,15 @@ def _timed(r, lim):
         if _is_timeout(e): raise lim.error() from e
         raise
 
-async def _within(aw, secs):
-    "`await aw` for at most `secs` seconds (None: no limit), else `TimeoutError`; no extra task where Python has `asyncio.timeout`"
-    if hasattr(asyncio, 'timeout'):
+if hasattr(asyncio, 'timeout'):  # chosen once: this runs for every streamed chunk
+    async def _within(aw, secs):
+        "`await aw` for at most `secs` seconds (None: no limit), else `TimeoutError`, without an extra task"
         async with asyncio.timeout(secs): return await aw
-    try: return await asyncio.wait_for(aw, secs)  # Python 3.10
-    except asyncio.TimeoutError as e: raise TimeoutError(f"no answer within {secs} s") from e
+else:  # Python 3.10
+    async def _within(aw, secs):
+        "`await aw` for at most `secs` seconds (None: no limit), else `TimeoutError`"
+        try: return await asyncio.wait_for(aw, secs)
+        except asyncio.TimeoutError as e: raise TimeoutError(f"no answer within {secs} s") from e
 
 async def _atimed(r, lim):
     "Async `_timed`: each event awaited at most until the next limit"
