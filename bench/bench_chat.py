@@ -25,9 +25,10 @@ print('ready', flush=True)
 while True: time.sleep(3600)
 """
 
-def server_process():
+def server_process(script=_SERVER):
+    "A fake provider running `script` in its own process: (process, base URL)"
     with socket.socket() as so: so.bind(('127.0.0.1', 0)); port = so.getsockname()[1]
-    p = subprocess.Popen([sys.executable, '-c', _SERVER, str(port)], stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen([sys.executable, '-c', script, str(port)], stdout=subprocess.PIPE, text=True)
     assert p.stdout.readline().strip() == 'ready'
     return p, f'http://127.0.0.1:{port}'
 def med(f, n=15):

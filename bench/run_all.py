@@ -7,7 +7,7 @@ process, interleaved. Prints each figure as it is measured, then a summary table
 Run it on a quiet machine: the ratios hold under load better than the milliseconds, but both move.
 """
 import os; os.environ.setdefault('LITELLM_LOCAL_MODEL_COST_MAP', 'True')
-import asyncio, gc, importlib.metadata, json, pathlib, platform, socket, statistics, subprocess, sys, tempfile, time, tracemalloc
+import asyncio, gc, importlib.metadata, json, pathlib, platform, statistics, subprocess, sys, tempfile, time, tracemalloc
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import litellm
 from lisette import Chat, mk_msgs, contents
@@ -33,12 +33,6 @@ fp = FakeProvider(port=int(sys.argv[1])).start().respond_with(answer)
 print('ready', flush=True)
 while True: time.sleep(3600)
 """
-
-def server_process():
-    with socket.socket() as so: so.bind(('127.0.0.1', 0)); port = so.getsockname()[1]
-    p = subprocess.Popen([sys.executable, '-c', _SERVER, str(port)], stdout=subprocess.PIPE, text=True)
-    assert p.stdout.readline().strip() == 'ready'
-    return p, f'http://127.0.0.1:{port}'
 
 def add(a:int, b:int) -> int:
     "Add two numbers"
@@ -97,7 +91,7 @@ def import_time(n=7):
 def main():
     print(f"lisette bench, {time.strftime('%Y-%m-%d %H:%M')}, Python {platform.python_version()}, litellm {importlib.metadata.version('litellm')}, "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start", flush=True)
-    p, url = server_process()
+    p, url = bench_chat.server_process(_SERVER)
     try:
         kw = dict(api_base=url+'/v1', api_key='k')
         turn = bench_chat.per_turn(kw)
