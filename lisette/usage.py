@@ -471,7 +471,7 @@ def _count(v, what):
 def usage(self:LisetteUsageLogger,
           where:dict|str|None=None, # {column: value}, or a condition with a `?` for each value in `where_args`
           where_args:list|None=None, # Values for the `?`s of a `where` condition
-          order_by:str='id', # Columns, each optionally followed by ASC or DESC (default: the order calls were logged)
+          order_by:str='timestamp, id', # Columns, each optionally followed by ASC or DESC (default: the order calls finished; litellm logs from several threads, so `id` order can differ)
           limit:int|None=None, # At most this many rows
           offset:int|None=None, # Skip this many rows first
           select:str='*', # Comma-separated columns, or '*'

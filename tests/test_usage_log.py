@@ -24,7 +24,7 @@ PROTOS = {
 def kw_for(fp, proto):
     return dict(model=PROTOS[proto]['model'], api_base=fp.openai_base if proto=='openai' else fp.anthropic_base, api_key='fake')
 
-def rows(db, order='id'):
+def rows(db, order='timestamp, id'):
     c = sqlite3.connect(db); c.row_factory = sqlite3.Row
     try: return [dict(o) for o in c.execute(f'SELECT * FROM usage ORDER BY {order}')]
     finally: c.close()
@@ -476,3 +476,11 @@ def test_usage_query_like_the_original(fake_provider, usage_log, tmp_path):
 def test_usage_query_is_injection_safe(filled, kw, msg):
     with pytest.raises(ValueError, match=re.escape(msg)): filled.usage(**kw)
     assert len(filled.usage()) == 4
+
+def test_usage_default_order_is_when_calls_finished(tmp_path):
+    "litellm logs sync calls from a pool of threads, so a later call can be written first: `usage()` sorts by finish time"
+    with LisetteUsageLogger(tmp_path/'u.db') as lg:
+        for i, ts in enumerate([100.0, 300.0, 200.0]):
+            lg.record(dict(timestamp=ts, model='m', prompt_tokens=i, call_id=f'c{i}'))
+        assert [o.prompt_tokens for o in lg.usage()] == [0, 2, 1]
+        assert [o.prompt_tokens for o in lg.usage(order_by='id')] == [0, 1, 2]
