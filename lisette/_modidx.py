@@ -164,6 +164,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'lisette.history._open_block': ('history.html#_open_block', 'lisette/history.py'),
                                  'lisette.history._pick_results': ('history.html#_pick_results', 'lisette/history.py'),
                                  'lisette.history._plain': ('history.html#_plain', 'lisette/history.py'),
+                                 'lisette.history._plain_calls': ('history.html#_plain_calls', 'lisette/history.py'),
                                  'lisette.history._shape_ok': ('history.html#_shape_ok', 'lisette/history.py'),
                                  'lisette.history._srv': ('history.html#_srv', 'lisette/history.py'),
                                  'lisette.history._tc_dict': ('history.html#_tc_dict', 'lisette/history.py'),
