@@ -124,6 +124,53 @@ def test_stream_idle_limit(proto):
     async def main(): return [o async for o in await achat("talk", stream=True)]
     with pytest.raises(ChatTimeout, match='sent nothing for 0.5 s'): asyncio.run(main())
 
+def test_async_stream_limits_and_the_callers_cancellation(proto):
+    "An async stream's limits are one timer per stream: a limit gives `ChatTimeout` and leaves the task uncancelled; "
+    "the caller's own cancellation is not taken for the limit"
+    fp, m, kw = proto
+    fp.queue(Reply("a b c d", chunks=4, chunk_delay=1.5))
+    achat = AsyncChat(m, timeout=(None, 0.5), **kw)
+    async def timed_out():
+        with pytest.raises(ChatTimeout, match='sent nothing for 0.5 s'): [o async for o in await achat("talk", stream=True)]
+        await asyncio.sleep(0.01)  # the task was not left cancelled
+        return getattr(asyncio.current_task(), 'cancelling', int)()  # (Python 3.11+ counts cancellations)
+    assert asyncio.run(timed_out()) == 0 and achat.hist == []
+    fp.queue(Reply("a b c d", chunks=4, chunk_delay=1))
+    achat = AsyncChat(m, **kw)
+    async def cancelled():
+        async def read(): return [o async for o in await achat("talk", stream=True)]
+        task = asyncio.create_task(read())
+        await asyncio.sleep(1.2); task.cancel()
+        with pytest.raises(asyncio.CancelledError): await task
+    asyncio.run(cancelled())
+    check_hist(achat.hist)
+
+def test_async_stream_idle_limit_counts_only_waits():
+    "The idle limit is time spent waiting for the provider: the caller's own work between events does not count"
+    from lisette.chat import _atimed, _Limits
+    async def events(delays):
+        for i,d in enumerate(delays): await asyncio.sleep(d); yield i
+    async def read(delays, work):
+        res = []
+        async for o in _atimed(events(delays), _Limits((None, 0.5), True, 'm')): res.append(o); await asyncio.sleep(work)
+        return res
+    assert asyncio.run(read([0, 0, 0], work=0.8)) == [0, 1, 2]  # 0.8 s between events, all of it the caller's
+    async def idle():
+        with pytest.raises(ChatTimeout, match='sent nothing for 0.5 s'): await read([0, 1.0], work=0)
+        await asyncio.sleep(0.01)
+        return getattr(asyncio.current_task(), 'cancelling', int)()  # (Python 3.11+ counts cancellations)  # the limit's cancellation was taken back
+    assert asyncio.run(idle()) == 0
+    async def cancelled(after):
+        t = asyncio.create_task(read([0, 10], work=0))
+        await asyncio.sleep(after); t.cancel()
+        with pytest.raises(asyncio.CancelledError): await t
+    asyncio.run(cancelled(0.3))  # the caller's cancellation stays one
+    if hasattr(asyncio.Task, 'uncancel'): asyncio.run(cancelled(0.5))  # even as the limit is reached (3.11+: cancellations are counted)
+    async def total():
+        with pytest.raises(ChatTimeout, match='ran past 1 s'):
+            async for o in _atimed(events([0.3]*10), _Limits((1, None), True, 'm')): pass
+    asyncio.run(total())
+
 def test_async_request_timeout(proto):
     fp, m, kw = proto
     fp.queue(Reply("late", delay=3))
