@@ -19,7 +19,7 @@ from litellm.types.utils import ModelResponseBase, ChatCompletionMessageToolCall
 _fixed_id, _fixed_created = 'chatcmpl-xxx', 1000000000
 
 def _fixed_setattr(self, name, value):
-    if name=='id' and isinstance(value, str) and value.startswith('chatcmpl'): value = _fixed_id
+    if name=='id' and isinstance(value, str): value = _fixed_id  # every provider's id: chatcmpl-…, resp_… (Responses API), Gemini's
     elif name=='created': value = _fixed_created
     self._orig___setattr__(name, value)
 

@@ -201,8 +201,11 @@ _NORM = [(r'<div class="prose" markdown="1">\n*|\n*</div>(?=\n|$)', ''),  # the 
          (r'\b(chatcmpl|toolu|srvtoolu|call|msg|resp|fc|rs|ws|gen|req)[-_][A-Za-z0-9_-]{6,}', r'\1-ID'),
          (r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', 'UUID'),
          (r'0x[0-9a-fA-F]{6,}', '0xMEM'), (r'created=\d+', 'created=N'),
-         (r'(- usage: `Usage\(completion_tokens=\d+, prompt_tokens=\d+, total_tokens=\d+)[^`]*`', r'\1...)`'),
-         (r'(/tmp/)tmp\w+', r'\1tmpX'), (r'[ \t]+\n', '\n')]
+         # the usage line: litellm's Usage repr (varies by litellm version) or our compact form (deliberate): tokens only
+         (r'- usage: `Usage\(completion_tokens=(\d+), prompt_tokens=(\d+), total_tokens=(\d+)[^`]*`', r'- usage: total=\3 in=\2 out=\1'),
+         (r'- usage: `total=([\d,]+) \| in=([\d,]+) \| out=([\d,]+)[^`]*`', lambda m: f"- usage: total={m[1].replace(',','')} in={m[2].replace(',','')} out={m[3].replace(',','')}"),
+         (r'(/tmp/)tmp\w+', r'\1tmpX'), (r'[ \t]+\n', '\n'),
+         (r'\n{3,}', '\n\n')]  # runs of blank lines render as one in markdown
 
 def norm(s):
     for p, r in _NORM: s = re.sub(p, r, s)
@@ -212,6 +215,7 @@ def out_text(o):
     "The text of one output, as a reader sees it: markdown if there is one, else plain text"
     if o['output_type'] == 'stream': return ''.join(o['text']) if isinstance(o['text'], list) else o['text']
     d = o.get('data', {})
+    if any(k.startswith('image/') for k in d): return '<image>'
     for k in ('text/markdown', 'text/plain'):
         if k in d: return ''.join(d[k]) if isinstance(d[k], list) else d[k]
     return '<' + ','.join(sorted(d)) + '>'
@@ -256,7 +260,7 @@ def main():
     p.add_argument('--orig-python', default=next((str(q) for q in [ROOT/'.parity-venv/bin/python', Path('/work/main/.parity-venv/bin/python'),
                                                   Path('/tmp/origvenv/bin/python')] if q.exists()), None))
     p.add_argument('--out', default='/tmp/orig_nbs'); p.add_argument('--cell', type=int); p.add_argument('--timeout', type=int, default=120)
-    p.add_argument('-v', action='store_true')
+    p.add_argument('-v', action='store_true'); p.add_argument('--reuse', action='store_true', help='compare the records of the last run again, without running')
     p.add_argument('--child', action='store_true', help=argparse.SUPPRESS); p.add_argument('--work'); p.add_argument('--nb'); p.add_argument('--res')
     a = p.parse_args()
     if a.child: return child(a)
@@ -266,7 +270,7 @@ def main():
     libs = ['ours', 'orig'] if a.lib == 'both' else [a.lib]
     for nb in a.nbs:
         procs = {}
-        for lib in libs:
+        for lib in ([] if a.reuse else libs):
             py = sys.executable if lib == 'ours' else a.orig_python
             if not py: sys.exit("no venv with the original's dependencies: see tools/parity.py, or pass --orig-python")
             env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
