@@ -1,0 +1,27 @@
+"""Regressions found by replaying the original lisette's notebooks against ours (`tools/orig_nbs.py`): places where the
+original's saved outputs (the documented behaviour) and ours differed. Each runs the public API through the fake provider."""
+import os, subprocess, sys, textwrap
+import pytest
+from lisette.testing import Reply
+
+def run_py(code):
+    "stdout of `code` in a fresh interpreter (for global patches such as `patch_litellm`, which must not leak into other tests)"
+    r = subprocess.run([sys.executable, '-c', textwrap.dedent(code)], capture_output=True, text=True, timeout=300,
+                       env=os.environ | {'LITELLM_LOCAL_MODEL_COST_MAP': 'True'})
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r.stdout
+
+def test_patch_litellm_pins_every_provider_id(fake_provider):
+    "The original pins every response id; ours kept the Responses API's `resp_…` and Gemini's own ids (notebook cells 15, 108, 218)"
+    fp = fake_provider
+    protos = {'openai/gpt-4o-mini': fp.openai_base, 'openai/responses/gpt-5.4': fp.responses_base,
+              'gemini/gemini-3-flash-preview': fp.gemini_base, 'anthropic/claude-sonnet-4-5': fp.anthropic_base}
+    fp.queue(*[Reply('hi') for _ in protos])
+    out = run_py(f'''
+        from lisette import Chat, patch_litellm
+        patch_litellm()
+        for model, base in {protos!r}.items():
+            r = Chat(model, api_base=base, api_key='k')('hey')
+            print(model, r.id, r.created, r._repr_markdown_().count('- id: `chatcmpl-xxx`'))''')
+    got = dict(l.split(' ', 1) for l in out.strip().splitlines())
+    assert got == {m: 'chatcmpl-xxx 1000000000 1' for m in protos}, got
