@@ -137,9 +137,9 @@ class CacheRequest:
         if l := self.miss_line(): res += '\n  ' + l + ''.join('\n    ' + d for d in (self.miss[2] if self.miss else []))
         return res
 
-def cache_request(msgs, tools, r, prev=None):
-    "The `CacheRequest` of request (`msgs`, `tools`) answered by response `r`, compared with the previous one `prev`"
-    u = UsageStats.from_response(r)
+def cache_request(msgs, tools, r, prev=None, use=None):
+    "The `CacheRequest` of request (`msgs`, `tools`) answered by response `r` (`use`: its `UsageStats`, if known), compared with the previous one `prev`"
+    u = use or UsageStats.from_response(r)
     res = CacheRequest(msgs, tools, u.cached_tokens, u.cache_creation_tokens, u.prompt_tokens, prev.read+prev.written if prev else 0)
     if res.missed: res.miss = first_difference(prev.blocks, res.blocks)
     return res
@@ -150,10 +150,10 @@ def add_detail(r, line):
     hp = getattr(r, '_hidden_params', None)
     if isinstance(hp, dict): hp.setdefault('lisette_details', []).append(line)
 
-def note_request(chat, t, r):
-    "Record the request of turn `t` that `r` answers on `chat` (for `cache_report`); note a miss in `r`'s details"
+def note_request(chat, t, r, use=None):
+    "Record the request of turn `t` that `r` (with `UsageStats` `use`) answers on `chat` (for `cache_report`); note a miss in `r`'s details"
     if getattr(chat, '_cache_t', None) is not t: chat._cache_t, chat._cache_turn = t, []
-    cr = cache_request(t.msgs or [], t.schemas, r, getattr(chat, '_cache_prev', None))
+    cr = cache_request(t.msgs or [], t.schemas, r, getattr(chat, '_cache_prev', None), use)
     chat._cache_turn.append(cr); chat._cache_prev = cr
     if l := cr.miss_line(): add_detail(r, l + " (chat.cache_report())")
     return cr

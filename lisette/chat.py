@@ -332,7 +332,7 @@ def _after_response(self:Chat, r, prefill):
     if not m.tool_calls: m.content = _nonblank(m.content)  # an empty reply would make every later request invalid
     u = UsageStats.from_response(r, self.markup)
     self.use += u; self.last_use += u
-    return m
+    return m, u
 
 @patch
 def _check_context(self:Chat, schemas, max_tokens):
@@ -476,12 +476,11 @@ def _record(self:Chat, t, r):
         self._adjust(t, 'cost_limit', _cost_warning(self.use, self.max_cost))
     elif t.final and t.step>t.max_steps: self._adjust(t, 'final_prompt', f"the {t.max_steps} tool rounds (max_steps) were used up: the final prompt was sent, tools off")
     if isinstance(hp := _hidden(r), dict): hp['lisette_adjustments'] = t.adjustments  # for the response's details
-    m = self._after_response(r, t.prefill)
+    m, u = self._after_response(r, t.prefill)
     self._fix_text(t, m, 'reply')
-    note_request(self, t, r)  # for `chat.cache_report()`: what this request read from the prompt cache, and why not more
+    note_request(self, t, r, u)  # for `chat.cache_report()`: what this request read from the prompt cache, and why not more
     self._hist.append(m)
-    u = getattr(r, 'usage', None)
-    if getattr(u, 'prompt_tokens', None): self._ctx = (len(self._hist), u.prompt_tokens+(u.completion_tokens or 0))
+    if u.prompt_tokens: self._ctx = (len(self._hist), u.prompt_tokens+u.completion_tokens)
     t.prefill = None
     return m
 
@@ -584,8 +583,7 @@ class _Limits:
         else: total = idle = spec
         if not _nums_ok(total, idle): raise ValueError(f"timeout={spec!r}: give seconds (a positive number), or (request, stream idle) seconds, either may be None")
         self.total, self.idle, self.stream, self.model, self.t0 = total, idle, stream, model, time.monotonic()
-    @property
-    def per_read(self): return min((x for x in (self.total, self.idle) if x is not None), default=None)
+        self.per_read = idle if total is None else total if idle is None else min(total, idle)  # litellm's per-read timeout
     def wait(self):
         "Seconds to wait for the next event"
         left = None if self.total is None else self.total-(time.monotonic()-self.t0)

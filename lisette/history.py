@@ -10,6 +10,7 @@ __all__ = ['interrupted_result', 'HistoryError', 'check_hist', 'repair_hist', 'u
 import copy, json
 from fastcore.utils import *
 from litellm import Message
+from litellm.types.utils import ChatCompletionMessageToolCall
 from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _get, _role, _tc_cache
 from .tools import mk_tc_result, _mk_tool_result, _tc_id, _tc_name, _provider_ran
 
@@ -112,6 +113,22 @@ def _dangling(blk, open_, before=None):
 
 _result_keys = {'role', 'tool_call_id', 'name', 'content'}
 
+def _plain_calls(m):
+    "{id: name} of the calls of `m` if it is a litellm `Message` asking for client tools with nothing else to check (text or no content; no thinking, checkpoints or server calls), else None"
+    if m.__class__ is not Message: return None
+    d, x = m.__dict__, m.__pydantic_extra__ or {}
+    if d.get('role')!='assistant' or (tcs := d.get('tool_calls')).__class__ is not list or not tcs: return None
+    if d.get('thinking_blocks') or x.get('thinking_blocks') or not ((c := d.get('content')) is None or c.__class__ is str): return None
+    res = {}
+    for tc in tcs:
+        if tc.__class__ is not ChatCompletionMessageToolCall: return None
+        td, tx = tc.__dict__, tc.__pydantic_extra__ or {}  # litellm keeps a call's fields in either
+        tid, f = td['id'] if 'id' in td else tx.get('id'), td['function'] if 'function' in td else tx.get('function')
+        if tid.__class__ is not str or tid.startswith('srvtoolu_') or td.get('cache_control') or tx.get('cache_control'): return None
+        if (nm := _get(f, 'name')).__class__ is not str or tid in res: return None
+        res[tid] = nm
+    return res
+
 def check_hist(
     msgs:list, # The history: dicts or litellm `Message`s
     start:int=0, # Check only `msgs[start:]` (`msgs[:start]` is assumed valid and only tells which tool calls are open)
@@ -135,6 +152,11 @@ def check_hist(
         if m.__class__ is dict and m.keys()<=_result_keys and (tid := m.get('tool_call_id')) in open_ and tid and m.get('role')=='tool' \
            and m.get('content').__class__ is str:
             done[tid] = i; del open_[tid]
+            continue
+        # and the assistant message asking for those calls, with new ids
+        if not open_ and (nonsys or not user_first) and (pc := _plain_calls(m)) and calls.keys().isdisjoint(pc):
+            calls |= dict.fromkeys(pc, i); open_ |= pc
+            nonsys, blk, soft = True, i, {}
             continue
         role, c, tcs = _fields(m)
         if not _shape_ok(m, role, c, tcs): check_msg(m, i)

@@ -522,11 +522,15 @@ def _gemini_msgs_mutated():
     except Exception: return False
 
 # %% ../nbs/04_providers.ipynb #ea1e015a
+@cache
+def _gemini_test():
+    "litellm's own test of a Gemini request (looked up once: it runs for every request), or ours where it has none"
+    try: from litellm.utils import _is_gemini_model; return _is_gemini_model
+    except ImportError: return lambda m, p: 'gemini' in m.lower()
+
 def _for_gemini(kw):
     "Does litellm treat the request `kw` as Gemini (so it does not copy its messages)?"
-    try: from litellm.utils import _is_gemini_model
-    except ImportError: return 'gemini' in kw['model'].lower()
-    return _is_gemini_model(kw['model'], kw.get('custom_llm_provider'))
+    return _gemini_test()(kw['model'], kw.get('custom_llm_provider'))
 
 def _changed_by_litellm(m): return bool(_get(m, 'tool_calls')) or not _get(m, 'role')
 

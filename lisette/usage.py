@@ -7,6 +7,7 @@ __all__ = ['SCHEMA_VERSION', 'search_count', 'quiet_litellm', 'UsageStats', 'mis
            'usage_row', 'LisetteUsageLogger', 'UsageTable', 'usage_by_model', 'usage_by_day', 'costliest_calls']
 
 # %% ../nbs/03_usage.ipynb #986122ce
+import operator
 from dataclasses import dataclass, fields
 from fastcore.utils import *
 import litellm
@@ -82,7 +83,7 @@ class UsageStats:
 
     def __add__(self, o):
         if o==0: return self
-        return UsageStats(*(getattr(self,k)+getattr(o,k) for k in _usage_fields))
+        return UsageStats(*map(operator.add, _usage_of(self), _usage_of(o)))  # added after every response: no per-field Python loop
     __radd__ = __add__
 
     @property
@@ -100,6 +101,7 @@ class UsageStats:
         return f"\n{token_dtls_tag}<summary>${self.cost:.4f}</summary>\n\n`{self!r}`\n\n</details>\n"
 
 _usage_fields = tuple(f.name for f in fields(UsageStats))
+_usage_of = operator.attrgetter(*_usage_fields)
 
 # %% ../nbs/03_usage.ipynb #cad34b5f
 def _without_searches(r):

@@ -141,3 +141,20 @@ def test_fast_shape_agrees_with_check_msg():
         try: check_msg(m, 0); valid = True
         except MessageFormatError: valid = False
         assert not ok or valid, m
+
+def test_tool_call_messages_fast_path_keeps_every_rule():
+    "litellm `Message`s asking for tools take a shortcut in `check_hist`; each rule it could skip still holds"
+    q = lambda *ids, c='Let me add': mk_tc_req(c, [mk_tc('add', tcid=i, a=1) for i in ids])
+    res = lambda *ids: [mk_tc_result(mk_tc('add', tcid=i), '1') for i in ids]
+    ok = ['hi', q('toolu_a', 'toolu_b'), *res('toolu_a', 'toolu_b'), 'done']
+    assert check_hist(mk_msgs(ok)) is None
+    assert _err(mk_msgs(['hi', q('toolu_a', 'toolu_a'), *res('toolu_a'), 'x'])) == (1, 'duplicate_call')   # same id twice in one message
+    assert _err(mk_msgs([*ok, 'again', q('toolu_b'), *res('toolu_b'), 'x'])) == (6, 'duplicate_call')       # an id used before
+    assert _err(mk_msgs(['hi', q('toolu_a'), 'no result', 'x'])) == (1, 'dangling')
+    assert _err(mk_msgs(['hi', q('toolu_a'), q('toolu_b'), *res('toolu_a', 'toolu_b')])) == (1, 'dangling')  # asked again before answering
+    assert _err([q('toolu_a'), *res('toolu_a')], user_first=True) == (0, 'first')
+    cc = q('toolu_a'); cc.tool_calls[0].cache_control = {'type': 'ephemeral'}
+    assert _err([mk_msg('hi'), cc, *res('toolu_a'), mk_msg('x', role='assistant')], max_ckpts=0) == (1, 'cache')  # a checkpoint on a call counts
+    tb = q('toolu_a'); tb.thinking_blocks = [{'type': 'thinking', 'thinking': 'hm'}, {'type': 'nope'}]
+    assert _err([mk_msg('hi'), tb, *res('toolu_a'), mk_msg('x', role='assistant')]) == (1, 'thinking')
+    assert check_hist([mk_msg('hi'), q('toolu_a', c=None), *res('toolu_a'), mk_msg('x', role='assistant')]) is None                           # no text: fine with calls
