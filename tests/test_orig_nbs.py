@@ -25,3 +25,16 @@ def test_patch_litellm_pins_every_provider_id(fake_provider):
             print(model, r.id, r.created, r._repr_markdown_().count('- id: `chatcmpl-xxx`'))''')
     got = dict(l.split(' ', 1) for l in out.strip().splitlines())
     assert got == {m: 'chatcmpl-xxx 1000000000 1' for m in protos}, got
+
+def test_print_hist_separates_messages(fake_provider, capsys):
+    "`print_hist` prints a blank line after each message, as the original's saved outputs show (notebook cells 174, 182, 191)"
+    from lisette import Chat
+    fp = fake_provider
+    fp.queue(Reply('Hi Rens'))
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    chat('Hey my name is Rens')
+    capsys.readouterr()
+    chat.print_hist()
+    out = capsys.readouterr().out
+    assert out == ''.join(f'{m}\n\n' for m in chat.hist)
+    assert out.count('\n\n') == len(chat.hist) == 2
