@@ -38,3 +38,25 @@ def test_print_hist_separates_messages(fake_provider, capsys):
     out = capsys.readouterr().out
     assert out == ''.join(f'{m}\n\n' for m in chat.hist)
     assert out.count('\n\n') == len(chat.hist) == 2
+
+def test_marked_tool_result_shown_whole(fake_provider):
+    "A tool result wrapped in 𝍁…𝍁 is displayed whole, without the marks (the original's `_trunc_str`, notebook cell 121)"
+    from lisette import Chat
+    from lisette.stream import _trunc_str, StreamFormatter
+    assert _trunc_str('𝍁xxxxxxxxxx𝍁', mx=5) == 'xxxxxxxxxx'
+    assert _trunc_str('𝍁xxxxxxxxxx', mx=5) == '<TRUNCATED>𝍁xxxx…</TRUNCATED>'  # marked at one end only: truncated as usual
+    long = 'line of output ' * 300
+    def report() -> str:
+        "Return a long report"
+        return '𝍁' + long + '𝍁'
+    def plain() -> str:
+        "Return a long unmarked report"
+        return long
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[('report', {}), ('plain', {})]), Reply('done'))
+    chat = Chat('openai/gpt-4o-mini', tools=[report, plain], api_base=fp.openai_base, api_key='k')
+    out = ''.join(StreamFormatter().format_stream(chat('report', stream=True)))
+    trs = [m for m in chat.hist if isinstance(m, dict) and m.get('role') == 'tool']
+    assert [tr['content'] for tr in trs] == [report(), plain()]  # the model gets each result as the tool returned it
+    assert out.count(long.rstrip()) == 1 and '𝍁' not in out       # displayed: the marked one whole, without its marks
+    assert out.count('<TRUNCATED>') == 1                            # and the unmarked one truncated
