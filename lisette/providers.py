@@ -168,7 +168,7 @@ def _ds_fills_itself():
 
 def _with_reasoning(m):
     d = dict(m) if isinstance(m, dict) else m.model_dump(exclude_none=True)
-    return d | dict(reasoning_content=nested_idx(d, 'provider_specific_fields', 'reasoning_content') or ' ')
+    return d | dict(reasoning_content=nested_idx(d, 'provider_specific_fields', 'reasoning_content') or '')
 
 def _thinking_off(kw): return kw.get('reasoning_effort')=='none' or nested_idx(kw, 'thinking', 'type')=='disabled'
 

@@ -60,3 +60,21 @@ def test_marked_tool_result_shown_whole(fake_provider):
     assert [tr['content'] for tr in trs] == [report(), plain()]  # the model gets each result as the tool returned it
     assert out.count(long.rstrip()) == 1 and '𝍁' not in out       # displayed: the marked one whole, without its marks
     assert out.count('<TRUNCATED>') == 1                            # and the unmarked one truncated
+
+def test_deepseek_history_body_as_original(fake_provider):
+    """The original notebook's DeepSeek cell (324): a hand-built history goes out with `reasoning_content: ''` on each
+    assistant message, byte for byte what the original sent (and its recording holds)"""
+    from lisette import Chat, mk_tc, mk_tc_req, mk_tc_results, dsf
+    def simple_add(a: int, b: int=0) -> int:
+        "Add two numbers together"
+        return a + b
+    fp = fake_provider
+    fp.queue(Reply('8+9 is **17**.'))
+    tc = mk_tc(simple_add, a=5, b=7)
+    tcq = mk_tc_req("I'll calculate 5+7.", [tc])
+    tcr = mk_tc_results(tcq, ['12'])
+    chat = Chat(dsf, tools=[simple_add], hist=["What's 5+7?", tcq, tcr[0], "5+7 is 12."], api_base=fp.openai_base, api_key='k')
+    chat("And what's 8+9?")
+    sent = fp.requests[-1].body['messages']
+    assert [m.get('reasoning_content') for m in sent if m['role'] == 'assistant'] == ['', '']
+    assert not any(isinstance(m, dict) and 'reasoning_content' in m for m in chat.hist)  # the history itself is not changed
