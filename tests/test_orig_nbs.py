@@ -1,13 +1,14 @@
 """Regressions found by replaying the original lisette's notebooks against ours (`tools/orig_nbs.py`): places where the
 original's saved outputs (the documented behaviour) and ours differed. Each runs the public API through the fake provider."""
-import os, subprocess, sys, textwrap
+import os, subprocess, sys, tempfile, textwrap
 import pytest
 from lisette.testing import Reply
 
 def run_py(code):
     "stdout of `code` in a fresh interpreter (for global patches such as `patch_litellm`, which must not leak into other tests)"
-    r = subprocess.run([sys.executable, '-c', textwrap.dedent(code)], capture_output=True, text=True, timeout=300,
-                       env=os.environ | {'LITELLM_LOCAL_MODEL_COST_MAP': 'True'})
+    with tempfile.NamedTemporaryFile('w', suffix='.py', delete=False) as f: f.write(textwrap.dedent(code))  # a file: tool schemas read the source
+    try: r = subprocess.run([sys.executable, f.name], capture_output=True, text=True, timeout=300, env=os.environ | {'LITELLM_LOCAL_MODEL_COST_MAP': 'True'})
+    finally: os.unlink(f.name)
     assert r.returncode == 0, r.stderr[-2000:]
     return r.stdout
 
@@ -78,3 +79,28 @@ def test_deepseek_history_body_as_original(fake_provider):
     sent = fp.requests[-1].body['messages']
     assert [m.get('reasoning_content') for m in sent if m['role'] == 'assistant'] == ['', '']
     assert not any(isinstance(m, dict) and 'reasoning_content' in m for m in chat.hist)  # the history itself is not changed
+
+def test_gemini_tool_ids_leave_random_alone(fake_provider):
+    """Ids lisette makes up for Gemini's id-less tool calls are repeatable after `patch_litellm(seed)` but are not drawn
+    from `random`: the tool ids `random_tool_id` makes afterwards are the ones the original makes (its recording of the
+    notebook's later cells, 181/185/190, holds them)"""
+    fp = fake_provider
+    fp.queue(*[r for _ in range(2) for r in (Reply(tool_calls=[('simple_add', {'a': 1, 'b': 2})]), Reply('3'))])
+    out = run_py(f'''
+        from lisette import Chat, patch_litellm, random_tool_id
+        def simple_add(a: int, b: int=0) -> int:
+            "Add two numbers"
+            return a + b
+        def tc_ids(hist):
+            tcs = [tc for m in hist for tc in ((m.get('tool_calls') if isinstance(m, dict) else getattr(m, 'tool_calls', None)) or [])]
+            return [tc['id'] if isinstance(tc, dict) else tc.id for tc in tcs]
+        patch_litellm(0); expected = random_tool_id()
+        ids = []
+        for _ in range(2):
+            patch_litellm(0)
+            chat = Chat('gemini/gemini-3-flash-preview', tools=[simple_add], api_base={fp.gemini_base!r}, api_key='k')
+            chat('1+2?')
+            ids.append([i.split('__thought__')[0] for i in tc_ids(chat.hist)])  # the fake's thought signatures count up
+            print('next tool id as without the Gemini call:', random_tool_id() == expected)
+        print('Gemini ids repeat after the same seed:', ids[0] == ids[1] and len(ids[0]) == 1 and ids[0][0].startswith('call_'))''')
+    assert out.splitlines() == ['next tool id as without the Gemini call: True']*2 + ['Gemini ids repeat after the same seed: True'], out
