@@ -89,13 +89,21 @@ def child(a):
     cc._check = check
     known, drift = {json.loads(l)['key'] for l in open(work/'cachy.jsonl')}, {}
     def variants(raw):
-        "The body as sent, then as older litellm versions sent it (drift both libraries share): other default max_tokens"
+        "The body as sent, then as older litellm versions sent it (drift both libraries share): another default output limit"
         yield None, raw
         try: o = json.loads(raw)
         except Exception: return
-        if isinstance(o, dict) and isinstance(o.get('max_tokens'), int):
-            for mt in (64000, 32000, 16384, 8192, 4096):
-                if mt != o['max_tokens']: yield f"max_tokens {o['max_tokens']}->{mt}", json.dumps(o | {'max_tokens': mt}, sort_keys=True).encode()
+        if not isinstance(o, dict): return
+        for path in (('max_tokens',), ('generationConfig', 'max_output_tokens')):  # Anthropic/OpenAI-style, Gemini
+            d = o
+            for p in path[:-1]: d = d.get(p) if isinstance(d, dict) else None
+            if not isinstance(d, dict) or not isinstance(d.get(path[-1]), int): continue
+            cur = d[path[-1]]
+            for mt in (64000, 65535, 65536, 32000, 32768, 16384, 8192, 4096):
+                if mt == cur: continue
+                d[path[-1]] = mt
+                yield f"{'.'.join(path)} {cur}->{mt}", json.dumps(o, sort_keys=True).encode()
+            d[path[-1]] = cur
     def key(r, is_stream=False):
         "The recording was made by several pycachy versions, whose keys differ: the first scheme whose key was recorded"
         for why, raw in variants(cc._norm_content(r)):
