@@ -11,8 +11,10 @@ How it works:
   (`/work/.mirror/AnswerDotAI+lisette/repo`, `--rev`). The mirror lacks the newest `cachy.jsonl` blobs (large files are
   absent), so the recording used is the union of every `cachy.jsonl` version the mirror has (newest first). Requests
   that only later notebook versions make therefore miss for both libraries; compare with the original's run.
-- Each library runs in its own process (ours: this venv; the original: `--orig-python`, a venv with lisette's
-  dependencies, see `tools/parity.py`; its HEAD source is put first on sys.path so it matches the notebook exactly).
+- Each library runs in its own process (ours: this venv; the original: `--orig-python`, a venv with the original's
+  dependencies: `pip install lisette==0.1.37 litellm==1.106.2 pycachy ipython execnb fastlite mcp 'toolslm==0.3.46'`
+  (0.3.47 dropped `toolslm.funccall`); its source at `--rev` is put first on sys.path so it matches the notebook).
+- Results and what they showed: `tools/orig_nbs.md`.
   Cells run in order in one execnb `CaptureShell`, like `nbdev-test`. `#| eval: false` / `#| notest` cells are skipped.
 - `#| export` cells define the library in the original notebook: they are NOT run. Their imports run, and each name they
   define (functions, classes, constants, `@patch`ed methods) is bound from the library under test; names the library
