@@ -9,7 +9,6 @@ __all__ = ['effort', 'structured', 'add_warning', 'CostLimitError', 'ChatTimeout
 # %% ../nbs/06_chat.ipynb #a22c8994
 import asyncio, itertools, json, math, operator, random, threading, time, warnings
 import httpx
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import NamedTuple, Optional, Callable
@@ -22,7 +21,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get
 from .tools import *
-from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id
+from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel
 from .usage import UsageStats, _hidden
 from .stream import *
 from .stream import _trunc_str, _build
@@ -717,9 +716,13 @@ def stop(self:Chat, now:bool=False)->bool:
 def _run_tools(self:Chat, cmd):
     f = partial(_exec_tool, tool_schemas=cmd.schemas, ns=cmd.ns, tc_res=self.tc_res, tc_res_eval=self.tc_res_eval)
     if len(cmd.tcs)<2 or not self.parallel_tools: return [f(tc) for tc in cmd.tcs]
-    ex = ThreadPoolExecutor(len(cmd.tcs))
-    try: return list(ex.map(f, cmd.tcs))
-    finally: ex.shutdown(wait=False, cancel_futures=True)
+    try: return run_parallel(f, cmd.tcs)  # on threads shared by all chats (see `lisette.tools.tool_pool`)
+    finally: _in_call_order(self.tc_res, cmd.tcs)
+
+def _in_call_order(tc_res, tcs):
+    "Put the results of calls `tcs` in `tc_res` in call order (calls run at once finish in any order)"
+    for i in [_tc_id(tc) for tc in tcs] if tc_res else []:
+        if i in tc_res: tc_res[i] = tc_res.pop(i)
 
 class _Seen:
     "Stream post-processor: citations to footnotes, and a count of chunks seen (a stream that started is not retried)"
@@ -816,13 +819,10 @@ class AsyncChat(Chat):
     _default_complete = staticmethod(acompletion)
 
     async def _run_tools(self, cmd):
-        # sync tools get a pool as wide as the round, so 8 blocking calls take as long as one
-        ex = ThreadPoolExecutor(len(cmd.tcs)) if len(cmd.tcs)>1 and self.parallel_tools else None
-        try:
-            if not self.parallel_tools: return [await _aexec_tool(tc, cmd.schemas, cmd.ns, self.tc_res, self.tc_res_eval) for tc in cmd.tcs]
-            return await asyncio.gather(*(_aexec_tool(tc, cmd.schemas, cmd.ns, self.tc_res, self.tc_res_eval, ex) for tc in cmd.tcs))
-        finally:
-            if ex: ex.shutdown(wait=False, cancel_futures=True)
+        # sync tools run on the threads shared by all chats (`lisette.tools.tool_pool`), so 8 blocking calls take as long as one
+        if not self.parallel_tools: return [await _aexec_tool(tc, cmd.schemas, cmd.ns, self.tc_res, self.tc_res_eval) for tc in cmd.tcs]
+        try: return await asyncio.gather(*(_aexec_tool(tc, cmd.schemas, cmd.ns, self.tc_res, self.tc_res_eval) for tc in cmd.tcs))
+        finally: _in_call_order(self.tc_res, cmd.tcs)
 
     async def _drive(self, eng, stream):
         send, exc, lock = None, None, self._claim()

@@ -177,6 +177,7 @@ def test_tc_res_eval_only_for_parameters_that_ask_for_objects(proto, explicit):
     "Issue 18 item 12: a str parameter gets the text the tool returned; a dict parameter the evaluated object"
     chat = _eval_turn(proto, explicit)
     assert list(chat.tc_res.values())[:2] == [{'object': 'x'}, {1, 2, 3}]  # stored evaluated (the seed's contract)
+    seen['use_str'].sort()  # the two calls ran at once: either may append first
     assert seen == {'use_str': ["{'object':'x'}", "{1,2,3}"], 'use_any': ["{1,2,3}"], 'use_dict': [{'object': 'x'}]}
 
 
@@ -206,3 +207,36 @@ def test_stray_srvtoolu_call_is_answered(fake_provider):
     assert calls == [('f_add', 1, 2)] and tool_results(chat) == ['3']
     chat('and again')
     assert [m['role'] for m in fp.requests[-1].body['messages']] == ['user', 'assistant', 'tool', 'assistant', 'user']
+
+
+# --- The pool sync tool calls share ---
+
+def test_tool_pool_after_fork():
+    "A forked child (multiprocessing's default on Linux) has none of the parent's pool threads: it gets its own pool"
+    import os, threading
+    from lisette.tools import run_parallel, tool_pool
+    tool_pool()
+    r, w = os.pipe()
+    if (pid := os.fork())==0:
+        try:
+            b = threading.Barrier(3, timeout=5)  # passes only if the three calls run at once
+            os.write(w, b'ok' if run_parallel(lambda x: (b.wait(), x)[1], [1, 2, 3])==[1, 2, 3] else b'bad')
+        except BaseException as e: os.write(w, repr(e).encode()[:200])
+        finally: os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(r, 200)==b'ok'
+
+def test_run_parallel_interrupted_runs_no_more_calls():
+    "A round interrupted in the caller's own call: the calls the pool has not started never run"
+    import threading, time
+    from lisette.tools import run_parallel
+    started, ran, gate = [], [], threading.Event()
+    def f(x):
+        if x==0: raise KeyboardInterrupt
+        started.append(x); gate.wait(5); ran.append(x)
+    with pytest.raises(KeyboardInterrupt): run_parallel(f, list(range(200)))
+    gate.set()
+    end = time.monotonic()+10
+    while len(ran)<len(started) and time.monotonic()<end: time.sleep(0.01)
+    n = len(started); time.sleep(0.2)  # time for a call that was not cancelled to start
+    assert len(started)==n==len(ran) and n<=64, (n, len(ran))
