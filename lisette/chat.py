@@ -188,7 +188,7 @@ class Chat:
 
     def print_hist(self):
         "Print each message on a different line"
-        for m in self.hist: print(m)
+        for m in self.hist: print(m, end="\n\n")  # a blank line between messages, as the original prints them
 
     def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, messages={len(self.hist)}, use={self.use!r})"
 

@@ -20,3 +20,7 @@ from .tools import _lite_call_func, _alite_call_func, _mk_tool_result, _prep_too
 from .stream import _trunc_str
 from .chat import _final_prompt, _cwe_msg
 from .providers import has_search as _has_search
+
+# %% ../nbs/08_core.ipynb #7760b86f
+from . import messages, tools, usage, providers, stream, history, context, chat, interop
+__all__ = [n for m in (messages, tools, usage, providers, stream, history, context, chat, interop) for n in m.__all__]

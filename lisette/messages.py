@@ -19,9 +19,11 @@ from litellm.types.utils import ModelResponseBase, ChatCompletionMessageToolCall
 _fixed_id, _fixed_created = 'chatcmpl-xxx', 1000000000
 
 def _fixed_setattr(self, name, value):
-    if name=='id' and isinstance(value, str) and value.startswith('chatcmpl'): value = _fixed_id
+    if name=='id' and isinstance(value, str): value = _fixed_id  # every provider's id: chatcmpl-…, resp_… (Responses API), Gemini's
     elif name=='created': value = _fixed_created
     self._orig___setattr__(name, value)
+
+_ids_rng = random.Random()  # ids made up for providers: seeded by `patch_litellm`, apart from `random`
 
 def patch_litellm(seed:int=0):
     "Patch litellm.ModelResponseBase such that `id` and `created` are fixed."
@@ -32,7 +34,7 @@ def patch_litellm(seed:int=0):
             self._orig___init__(*args, **kwargs)
         ModelResponseBase._orig___setattr__ = ModelResponseBase.__setattr__
         ModelResponseBase.__setattr__ = _fixed_setattr
-    if seed is not None: random.seed(seed)
+    if seed is not None: random.seed(seed); _ids_rng.seed(seed)
 
 # %% ../nbs/01_messages.ipynb #42ca756a
 def random_tool_id():

@@ -168,7 +168,7 @@ def _ds_fills_itself():
 
 def _with_reasoning(m):
     d = dict(m) if isinstance(m, dict) else m.model_dump(exclude_none=True)
-    return d | dict(reasoning_content=nested_idx(d, 'provider_specific_fields', 'reasoning_content') or ' ')
+    return d | dict(reasoning_content=nested_idx(d, 'provider_specific_fields', 'reasoning_content') or '')
 
 def _thinking_off(kw): return kw.get('reasoning_effort')=='none' or nested_idx(kw, 'thinking', 'type')=='disabled'
 
@@ -477,6 +477,7 @@ def adapt_request(kw:dict)->dict:
 
 # %% ../nbs/04_providers.ipynb #604d4781
 import random, sys, uuid
+from .messages import _ids_rng
 
 def _gemini_ids_random():
     "Does the installed litellm give id-less Gemini function calls ids that `random.seed` does not fix?"
@@ -492,13 +493,13 @@ def _gemini_ids_random():
 
 # %% ../nbs/04_providers.ipynb #b778ae67
 class _SeededUUID:
-    "The `uuid` module, except that `uuid4` draws from `random` (so `patch_litellm(seed)` makes it repeatable)"
+    "The `uuid` module, except that `uuid4` draws from `_ids_rng` (so `patch_litellm(seed)` makes it repeatable)"
     def __getattr__(self, k): return getattr(uuid, k)
     @staticmethod
-    def uuid4(): return uuid.UUID(int=random.getrandbits(128), version=4)
+    def uuid4(): return uuid.UUID(int=_ids_rng.getrandbits(128), version=4)  # not `random`: that would shift its sequence
 
 def _seed_gemini_ids(kw):
-    "Gemini tool call ids from `random`, when the installed litellm makes them unseeded (see `_gemini_ids_random`)"
+    "Gemini tool call ids from `_ids_rng`, when the installed litellm makes them unseeded (see `_gemini_ids_random`)"
     if not kw['model'].startswith(('gemini/', 'vertex_ai/')): return kw
     mod = sys.modules.get('litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini')
     if mod is not None and not isinstance(getattr(mod, 'uuid', None), _SeededUUID) and _gemini_ids_random(): mod.uuid = _SeededUUID()

@@ -107,9 +107,10 @@ def _safe_cut(s, i):
     return i-1 if 0<i<=len(s) and '\ud800'<=s[i-1]<='\udbff' else i
 
 def _trunc_str(s, mx=2000, skip=0):
-    "Truncate `s` to about `mx` chars (dropping `skip` leading chars), marking the cut"
+    "Truncate `s` to about `mx` chars (dropping `skip` leading chars), marking the cut; 𝍁…𝍁 marks a string to show whole"
     if isinstance(s, FullResponse): return str(s)
     s = str(s)
+    if len(s)>2 and s[0]==s[-1]=='𝍁': return s[1:-1]
     if len(s)<=mx: return s
     a, b = _safe_cut(s, skip), _safe_cut(s, max(mx-skip, skip))
     return f"<TRUNCATED>{'…' if skip else ''}{s[a:b]}…</TRUNCATED>"
@@ -118,6 +119,7 @@ def _trunc_str(s, mx=2000, skip=0):
 def trunc_param(v, mx:int=40):
     "Truncate and escape param value for display"
     s = re.sub(r'\s*\n\s*', '', str(v))
+    if len(s)>2 and s[0]==s[-1]=='𝍁': s = s[1:-1]  # the marks are not shown; a summary is short all the same
     if len(s)>mx: s = repr(s[:_safe_cut(s, mx-3)]+'…')
     return html.escape(s)
 
