@@ -27,7 +27,7 @@ from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, built_response,
-                               unreadable_reply, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error)
+                               unreadable_reply, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result
 from .context import check_context, context_window, count_tokens, _bytes_bound, _text_bound
 from dataclasses import field
@@ -188,7 +188,7 @@ class Chat:
 
     def print_hist(self):
         "Print each message on a different line"
-        for m in self.hist: print(m, end="\n\n")  # a blank line between messages, as the original prints them
+        for m in self.hist: print(m)
 
     def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, messages={len(self.hist)}, use={self.use!r})"
 
@@ -787,7 +787,7 @@ def _call(self:Chat, kw, stream):
         for o in _timed(keep_built(r), lim):
             seen(o); chunks.append(o)
             yield o
-        res = built_response(r) or _build(chunks)  # litellm's own build of the stream when it made one: no second build
+        res = merge_stream_fields(built_response(r), chunks) or _build(chunks)  # litellm's own build of the stream when it made one: no second build
         _check_stream(r, res)
         return res
     except Exception as e: raise _stream_failure(e, seen, r)
@@ -884,7 +884,7 @@ class AsyncChat(Chat):
                                 async for o in _atimed(keep_built(r), lim):
                                     seen(o); chunks.append(o)
                                     yield o
-                                send = built_response(r) or _build(chunks)
+                                send = merge_stream_fields(built_response(r), chunks) or _build(chunks)
                                 _check_stream(r, send)
                                 done = True
                             except Exception as e: raise _stream_failure(e, seen, r)

@@ -8,7 +8,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'supported_params', 'has_search', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
            'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_replied', 'stream_broke',
-           'stream_error', 'keep_built', 'built_response', 'adapt_request']
+           'stream_error', 'keep_built', 'built_response', 'merge_stream_fields', 'adapt_request']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, functools, json, os, time
@@ -466,6 +466,39 @@ def built_response(r):
     for k in _hooks: d.pop(k, None)
     res = d.pop('_lisette_built', None)
     return res if type(res) is ModelResponse else None  # litellm's usage-only fallback is a `ModelResponseStream`
+
+# %% ../nbs/04_providers.ipynb #1ca948b7
+from litellm import ModelResponseStream, stream_chunk_builder
+
+def _chunk_fields(c):
+    "The `provider_specific_fields` of chunk `c`'s delta ({} when none)"
+    return (getattr(c.choices[0].delta, 'provider_specific_fields', None) or {}) if c.choices else {}
+
+@functools.cache
+def _stream_fields_lost():
+    "Does the installed litellm's `stream_chunk_builder` keep only the last chunk's Gemini `thought_signatures`?"
+    mk = lambda sig: ModelResponseStream(choices=[dict(delta=dict(role='assistant', content=sig, provider_specific_fields={'thought_signatures': [sig]}))])
+    try:
+        with quiet_litellm(): r = stream_chunk_builder([mk('a'), mk('b')])
+        return r.choices[0].message.provider_specific_fields.get('thought_signatures')!=['a', 'b']
+    except Exception: return False
+
+def merge_stream_fields(res, chunks):
+    "Response `res` built from stream `chunks`, with the server-side tool invocations and thought signatures of every chunk (litellm keeps the last chunk's)"
+    m = res.choices[0].message if res is not None and res.choices else None
+    psf = getattr(m, 'provider_specific_fields', None)
+    if not psf or not ('server_side_tool_invocations' in psf or 'thought_signatures' in psf) or not _stream_fields_lost(): return res
+    invs, sigs = {}, []
+    for c in chunks:
+        f = _chunk_fields(c)
+        for inv in f.get('server_side_tool_invocations') or []:
+            e = invs.setdefault(inv.get('id', ''), {})
+            for k,v in inv.items():
+                if v is not None and k not in e: e[k] = v  # the call's own signature first; its response adds `response...`
+        sigs += f.get('thought_signatures') or []
+    if invs: psf['server_side_tool_invocations'] = list(invs.values())
+    if sigs: psf['thought_signatures'] = sigs
+    return res
 
 # %% ../nbs/04_providers.ipynb #7058fdbb
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model

@@ -15,6 +15,7 @@ from litellm.types.utils import StreamingChoices, Delta
 from .messages import contents, tool_dtls_tag
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id
 from .usage import quiet_litellm, UsageStats
+from .providers import merge_stream_fields
 
 # %% ../nbs/05_stream.ipynb #dd30988f
 def _text_only(c):
@@ -49,7 +50,7 @@ def _merge_text_runs(chunks):
     return res
 
 def _build(chunks):
-    with quiet_litellm(): return stream_chunk_builder(_merge_text_runs(chunks))
+    with quiet_litellm(): return merge_stream_fields(stream_chunk_builder(_merge_text_runs(chunks)), chunks)  # see `lisette.providers`
 
 def stream_with_complete(gen, postproc=noop):
     "Extend streaming response chunks with the complete response"

@@ -287,3 +287,41 @@ def test_codex_route_uses_codex_token(codex_home, fake_provider, monkeypatch):
     fake_provider.queue('Hi back')
     assert [o for o in c('Hi', stream=True)][-1].choices[0].message.content == 'Hi back'
     assert fake_provider.requests[-1].path == '/responses' and fake_provider.requests[-1].headers['chatgpt-account-id'] == 'acct-1'
+
+
+# ---- Gemini server-side tool calls in a streamed reply (litellm#25869) ----
+
+def _gm_event(parts, finish=None):
+    c = {'content': {'role': 'model', 'parts': parts}, 'index': 0}
+    if finish: c.update(finishReason=finish)
+    d = {'candidates': [c]}
+    if finish: d['usageMetadata'] = {'promptTokenCount': 5, 'candidatesTokenCount': 4, 'totalTokenCount': 9}
+    return d
+
+_ss_parts = [{'toolCall': {'toolType': 'GOOGLE_SEARCH_WEB', 'id': 'ss1', 'args': {'queries': ['x']}}, 'thoughtSignature': 'sigA'},
+             {'toolResponse': {'toolType': 'GOOGLE_SEARCH_WEB', 'id': 'ss1', 'response': {'ok': 1}}, 'thoughtSignature': 'sigB'},
+             {'text': 'The answer is 42.', 'thoughtSignature': 'sigC'}]
+
+def test_gemini_stream_server_side_calls():
+    "A search call and its response streamed in separate chunks go back in the next request as they would after a JSON reply, sync and async"
+    import asyncio
+    from lisette.testing import FakeProvider
+    sse = ''.join(f"data: {json.dumps(_gm_event([p], 'STOP' if i==2 else None))}\r\n\r\n" for i,p in enumerate(_ss_parts)).encode()
+    sent = {}
+    with FakeProvider(strict=False) as fp:  # made-up signatures
+        kw = dict(api_base=fp.gemini_base, api_key='k')
+        for how in ('json', 'sync', 'async'):
+            fp.queue(Reply(raw=json.dumps(_gm_event(_ss_parts, 'STOP')).encode(), headers={'content-type': 'application/json'}) if how=='json'
+                     else Reply(raw=sse, headers={'content-type': 'text/event-stream'}), 'next')
+            if how=='async':
+                chat = AsyncChat('gemini/gemini-3-flash-preview', **kw)
+                async def run(): [o async for o in await chat('q', stream=True)]; await chat('follow-up')
+                asyncio.run(run())
+            else:
+                chat = Chat('gemini/gemini-3-flash-preview', **kw)
+                r = chat('q', stream=how=='sync')
+                if how=='sync': list(r)
+                chat('follow-up')
+            sent[how] = fp.requests[-1].body['contents'][1]
+    assert sent['json']['parts'][1] == {'toolCall': {'toolType': 'GOOGLE_SEARCH_WEB', 'id': 'ss1', 'args': {'queries': ['x']}}, 'thoughtSignature': 'sigA'}
+    assert sent['sync'] == sent['async'] == sent['json']
