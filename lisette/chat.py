@@ -188,7 +188,7 @@ class Chat:
 
     def print_hist(self):
         "Print each message on a different line"
-        for m in self.hist: print(m)
+        for m in self.hist: print(m, end="\n\n")  # a blank line between messages, as the original prints them
 
     def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, messages={len(self.hist)}, use={self.use!r})"
 
@@ -410,7 +410,7 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
     info = model_info(self.model)
     if not info: self._adjust(t, 'unknown_model', f"litellm has no information on {self.model}: no max_tokens, prefill or cost from it")
     if prefill and not info.get('supports_assistant_prefill'):
-        self._adjust(t, 'prefill', f"prefill {_trunc_str(prefill, 40)!r} dropped: {self.model} takes no assistant prefill")
+        self._adjust(t, 'prefill', f"prefill {_trunc_str(prefill, 40, skip=0)!r} dropped: {self.model} takes no assistant prefill")
         prefill = None
     t.prefill, (t.schemas, t.ns) = prefill, self._tools_for(tools)
     self.last_use = UsageStats()
@@ -686,7 +686,7 @@ def _incomplete(r, resp=None, why=''):
     "The `IncompleteStreamError` for stream `r`, which ended before the provider finished its answer (`resp`: what it built)"
     m, ct = contents(resp) if resp is not None else None, stream_content_type(r)
     txt, ntc = (m and m.content) or '', len((m and m.tool_calls) or [])
-    got = ' and '.join(filter(None, [txt and f"{len(txt)} characters of text ({_trunc_str(txt, 60)!r})", ntc and f"{ntc} tool call(s)"]))
+    got = ' and '.join(filter(None, [txt and f"{len(txt)} characters of text ({_trunc_str(txt, 60, skip=0)!r})", ntc and f"{ntc} tool call(s)"]))
     return IncompleteStreamError(f"The stream ended before the provider finished its answer ({why or 'no finish reason'}): it sent "
                                  f"{got or 'no answer at all'}{f', as {ct!r}' if ct else ''}. Nothing was added to the history; "
                                  "not retried, as the provider may have billed it.")

@@ -107,8 +107,8 @@ def _safe_cut(s, i):
     "Index `i`, moved back so a surrogate pair is not split"
     return i-1 if 0<i<=len(s) and '\ud800'<=s[i-1]<='\udbff' else i
 
-def _trunc_str(s, mx=2000, skip=0):
-    "Truncate `s` to about `mx` chars (dropping `skip` leading chars), marking the cut; 𝍁…𝍁 marks a string to show whole"
+def _trunc_str(s, mx=2000, skip=10):
+    "Truncate `s` to about `mx` chars (dropping `skip` leading and trailing chars, as the original does), marking the cut; 𝍁…𝍁 marks a string to show whole"
     if isinstance(s, FullResponse): return str(s)
     s = str(s)
     if len(s)>2 and s[0]==s[-1]=='𝍁': return s[1:-1]

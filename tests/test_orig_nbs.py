@@ -45,7 +45,7 @@ def test_marked_tool_result_shown_whole(fake_provider):
     from lisette import Chat
     from lisette.stream import _trunc_str, StreamFormatter
     assert _trunc_str('𝍁xxxxxxxxxx𝍁', mx=5) == 'xxxxxxxxxx'
-    assert _trunc_str('𝍁xxxxxxxxxx', mx=5) == '<TRUNCATED>𝍁xxxx…</TRUNCATED>'  # marked at one end only: truncated as usual
+    assert _trunc_str('𝍁xxxxxxxxxx', mx=5, skip=0) == '<TRUNCATED>𝍁xxxx…</TRUNCATED>'  # marked at one end only: truncated as usual
     long = 'line of output ' * 300
     def report() -> str:
         "Return a long report"
