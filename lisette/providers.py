@@ -138,6 +138,7 @@ def _allow_search(kw):
 # %% ../nbs/04_providers.ipynb #9ecf13fb
 _gpt5_search_models = {'gpt-5.4', 'gpt-5.4-mini', 'gpt-5.5', 'gpt-5.3-codex-spark'}
 
+@functools.cache  # asked once: what the installed litellm does cannot change
 def _gpt5_lacks_search():
     "Does the installed litellm refuse `web_search_options` for GPT-5.4?"
     try:
@@ -158,6 +159,7 @@ def _gpt5_accepts_search():
 _gpt5_accepts_search()
 
 # %% ../nbs/04_providers.ipynb #d9b02abd
+@functools.cache  # asked once: what the installed litellm does cannot change
 def _ds_fills_itself():
     "Does the installed litellm add `reasoning_content` to DeepSeek assistant messages when thinking is on by default?"
     from litellm.llms.deepseek.chat.transformation import DeepSeekChatConfig
@@ -285,6 +287,7 @@ def _codex(kw):
     return kw
 
 # %% ../nbs/04_providers.ipynb #043a1036
+@functools.cache  # asked once: what the installed litellm does cannot change
 def _litellm_keeps_pause():
     "Does the installed litellm report `pause_turn` itself? (then no wrapper is needed)"
     from litellm.litellm_core_utils.core_helpers import _FINISH_REASON_MAP
@@ -414,6 +417,7 @@ def _set_text(self, v):
     if isinstance(v, _Delta): _pieces(self).append(str(v))
     else: self.__dict__['_lisette_text'] = [str(v)]
 
+@functools.cache  # asked once: what the installed litellm does cannot change
 def _litellm_appends_text():
     "Does litellm's stream wrapper still grow `response_uptil_now` with `+=` (one copy of the text per chunk)?"
     import inspect
@@ -512,6 +516,7 @@ def adapt_request(kw:dict)->dict:
 import random, sys, uuid
 from .messages import _ids_rng
 
+@functools.cache  # asked once: what the installed litellm does cannot change
 def _gemini_ids_random():
     "Does the installed litellm give id-less Gemini function calls ids that `random.seed` does not fix?"
     try: from litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini import VertexGeminiConfig
@@ -592,6 +597,7 @@ _rs_done_event = {'type': 'response.completed', 'response': {'id': 'resp_1', 'st
     {'type': 'message', 'id': 'msg_1', 'role': 'assistant', 'status': 'completed', 'content': [{'type': 'output_text', 'text': 'x', 'annotations': []}]}],
     'usage': {'input_tokens': 1, 'output_tokens': 1, 'total_tokens': 2}}}
 
+@functools.cache  # asked once: what the installed litellm does cannot change
 def _responses_search_uncounted():
     "Does the installed litellm leave the searches of a Responses reply out of its chat `usage`?"
     try:
@@ -637,6 +643,7 @@ _adapters.append(_responses_searches)
 _rs_ann_event = {'type': 'response.output_text.annotation.added', 'item_id': 'msg_1', 'output_index': 0, 'content_index': 0,
                  'annotation_index': 0, 'annotation': {'type': 'url_citation', 'start_index': 0, 'end_index': 1, 'url': 'https://x.org', 'title': 'X'}}
 
+@functools.cache  # asked once: what the installed litellm does cannot change
 def _responses_stream_drops_citations():
     "Does the installed litellm leave a streamed Responses annotation out of its chat chunk?"
     try:
