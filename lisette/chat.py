@@ -26,7 +26,7 @@ from .usage import UsageStats, _hidden
 from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
-                               missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, built_response,
+                               missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result
 from .context import check_context, context_window, count_tokens, _bytes_bound, _text_bound
@@ -691,6 +691,10 @@ def _incomplete(r, resp=None, why=''):
                                  f"{got or 'no answer at all'}{f', as {ct!r}' if ct else ''}. Nothing was added to the history; "
                                  "not retried, as the provider may have billed it.")
 
+def _stream_response(r, chunks):
+    "The complete response of stream `r`: litellm's own build when it made one (no second build), else built from `chunks`; Gemini's per-chunk fields merged either way"
+    return merge_stream_fields(built_response(r), chunks) or _build(chunks)
+
 def _check_stream(r, resp):
     "Raise `IncompleteStreamError` when stream `r` ended without the provider finishing it (`resp`: what it built)"
     if stream_finished(r) is not False: return
@@ -759,6 +763,10 @@ class _Seen:
     n = 0
     def __call__(self, chunk): self.n += 1; cite_footnote(chunk)
 
+def _for_caller(chunk):
+    "Pass stream `chunk` on? Not the choice-less usage chunk that the `include_usage` Chat asks for brings (litellm 1.110 passes it through): its usage goes into the response"
+    return getattr(chunk, 'choices', None) != []
+
 @patch
 def _slot(self:Chat):
     "Wait for a slot from the chat's `limiter`, if any (outside the request's time limit)"
@@ -784,10 +792,10 @@ def _call(self:Chat, kw, stream):
     if not stream: self._unslot(); return r
     seen, chunks = _Seen(), []
     try:
-        for o in _timed(keep_built(r), lim):
+        for o in _timed(keep_built(watch_reply(r)), lim):
             seen(o); chunks.append(o)
-            yield o
-        res = merge_stream_fields(built_response(r), chunks) or _build(chunks)  # litellm's own build of the stream when it made one: no second build
+            if _for_caller(o): yield o
+        res = _stream_response(r, chunks)
         _check_stream(r, res)
         return res
     except Exception as e: raise _stream_failure(e, seen, r)
@@ -881,10 +889,10 @@ class AsyncChat(Chat):
                         if stream:
                             seen, chunks, done = _Seen(), [], False
                             try:
-                                async for o in _atimed(keep_built(r), lim):
+                                async for o in _atimed(keep_built(watch_reply(r)), lim):
                                     seen(o); chunks.append(o)
-                                    yield o
-                                send = merge_stream_fields(built_response(r), chunks) or _build(chunks)
+                                    if _for_caller(o): yield o
+                                send = _stream_response(r, chunks)
                                 _check_stream(r, send)
                                 done = True
                             except Exception as e: raise _stream_failure(e, seen, r)

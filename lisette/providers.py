@@ -7,16 +7,18 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info',
            'supported_params', 'has_search', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
-           'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_replied', 'stream_broke',
-           'stream_error', 'keep_built', 'built_response', 'merge_stream_fields', 'adapt_request']
+           'unreadable_reply', 'stream_finished', 'stream_content_type', 'watch_reply', 'stream_replied',
+           'stream_broke', 'stream_error', 'keep_built', 'built_response', 'merge_stream_fields', 'adapt_request']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
-import base64, functools, json, os, time
+import base64, functools, importlib.metadata, inspect, json, os, time
 from pathlib import Path
 import litellm
 from fastcore.utils import *
 from .usage import quiet_litellm
 from .messages import _get
+
+_litellm_version = tuple(int(p) for p in importlib.metadata.version('litellm').split('.')[:3] if p.isdigit())  # for the version guards
 
 # %% ../nbs/04_providers.ipynb #788fc42d
 haik45 = 'claude-haiku-4-5'
@@ -147,8 +149,10 @@ def _gpt5_lacks_search():
 
 def _gpt5_accepts_search():
     "Make litellm's GPT-5 config list `web_search_options` for `_gpt5_search_models` (idempotent; only while it lacks it)"
-    from litellm.llms.openai.chat.gpt_5_transformation import OpenAIGPT5Config
-    if getattr(OpenAIGPT5Config, '_lisette_search', False) or not _gpt5_lacks_search(): return
+    if not _gpt5_lacks_search(): return
+    # litellm's public name for the class: its module moved (gpt_5_transformation, then gpt_reasoning_transformation in 1.110)
+    OpenAIGPT5Config = getattr(litellm, 'OpenAIGPT5Config', None)
+    if OpenAIGPT5Config is None or getattr(OpenAIGPT5Config, '_lisette_search', False): return
     orig = OpenAIGPT5Config.get_supported_openai_params
     def get_supported_openai_params(self, model):
         res = orig(self, model)
@@ -376,10 +380,27 @@ def stream_content_type(r):
     return hs.get('llm_provider-content-type') or hs.get('content-type')
 
 # %% ../nbs/04_providers.ipynb #e61abe49
+def _is_litellm_stream(r): return hasattr(r, 'completion_stream') and 'FallbackStreamWrapper' not in type(r).__name__
+
+def watch_reply(r):
+    "Have litellm stream `r` note when the provider answered it 2xx, for `stream_replied` (returns `r`)"
+    d = getattr(r, '__dict__', None)
+    if d is None or not _is_litellm_stream(r) or '_lisette_replied' in d: return r
+    d['_lisette_replied'] = r.completion_stream is not None  # opened already: the provider had answered
+    if d['_lisette_replied'] or (mk := d.get('make_call')) is None: return r
+    def answered(res): d['_lisette_replied'] = True; return res
+    async def aanswered(res): return answered(await res)
+    def make_call(*args, **kw):
+        res = mk(*args, **kw)  # raises on an error status: no note
+        return aanswered(res) if inspect.isawaitable(res) else answered(res)
+    d['make_call'] = make_call
+    return r
+
 def stream_replied(r):
     "Had the provider answered litellm stream `r` (a 2xx whose body litellm opened)? None when `r` is not a litellm stream"
-    if not hasattr(r, 'completion_stream') or 'FallbackStreamWrapper' in type(r).__name__: return None
-    return r.completion_stream is not None
+    if not _is_litellm_stream(r): return None
+    d = getattr(r, '__dict__', {})
+    return d['_lisette_replied'] if '_lisette_replied' in d else r.completion_stream is not None
 
 def stream_broke(e)->bool:
     "Is `e` litellm's error for a stream that failed while being read (`MidStreamFallbackError`)?"
@@ -409,8 +430,10 @@ def _text_so_far(self):
     if len(ps)>1: ps[:] = [''.join(ps)]
     return ps[0]
 
+_appenders = ('__next__', '__anext__', '_accumulate_streamed_delta')  # where litellm reads the text only to append to it
+
 def _get_text(self):
-    if not litellm.post_call_rules and sys._getframe(1).f_code.co_name in ('__next__', '__anext__'): return _tail
+    if not litellm.post_call_rules and sys._getframe(1).f_code.co_name in _appenders: return _tail
     return _text_so_far(self)
 
 def _set_text(self, v):
@@ -422,7 +445,8 @@ def _litellm_appends_text():
     "Does litellm's stream wrapper still grow `response_uptil_now` with `+=` (one copy of the text per chunk)?"
     import inspect
     from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
-    try: return 'self.response_uptil_now +=' in inspect.getsource(CustomStreamWrapper.__next__)
+    fs = [f for k in _appenders if (f := vars(CustomStreamWrapper).get(k))]
+    try: return any('self.response_uptil_now +=' in inspect.getsource(f) for f in fs)
     except (OSError, TypeError): return False
 
 def _linear_stream_text():

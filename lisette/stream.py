@@ -73,8 +73,8 @@ async def astream_with_complete(agen, postproc=noop):
 # %% ../nbs/05_stream.ipynb #4996d824
 def delta_text(msg):
     "Extract printable content from streaming delta, return None if nothing to print"
-    c = msg.choices[0]
-    if not c: return c
+    c = msg.choices[0] if msg.choices else None
+    if not c: return None
     if not hasattr(c,'delta'): return None
     delta = c.delta
     if delta.content: return delta.content
