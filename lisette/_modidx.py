@@ -426,6 +426,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                       'lisette/providers.py'),
                                    'lisette.providers._responses_stream_drops_citations': ( 'providers.html#_responses_stream_drops_citations',
                                                                                             'lisette/providers.py'),
+                                   'lisette.providers._router_rewrap': ('providers.html#_router_rewrap', 'lisette/providers.py'),
                                    'lisette.providers._seed_gemini_ids': ('providers.html#_seed_gemini_ids', 'lisette/providers.py'),
                                    'lisette.providers._set_text': ('providers.html#_set_text', 'lisette/providers.py'),
                                    'lisette.providers._stream_fields_lost': ('providers.html#_stream_fields_lost', 'lisette/providers.py'),

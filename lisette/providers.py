@@ -368,10 +368,13 @@ def unreadable_reply(e)->bool:
     "Did failure `e` come from a reply the provider sent (2xx) that litellm could not read? (then re-sending may bill twice)"
     return any(s in str(e) for s in _unreadable)
 
+def _router_rewrap(r):
+    "Is `r` litellm's Router re-wrap of a deployment's stream? Only the inner stream sees its finish and its answer"
+    return any(c.__name__ in ('FallbackStreamWrapper', 'FallbackAwareStreamWrapper') for c in type(r).__mro__)  # up to 1.106; from 1.110
+
 def stream_finished(r):
     "Did the provider end litellm stream `r` itself (a finish reason)? None when `r` is not a litellm stream"
-    if not hasattr(r, 'received_finish_reason'): return None
-    if 'FallbackStreamWrapper' in type(r).__name__: return None  # litellm's Router re-wraps a deployment's stream: only the inner one sees its finish
+    if not hasattr(r, 'received_finish_reason') or _router_rewrap(r): return None
     return bool(r.received_finish_reason or getattr(r, 'intermittent_finish_reason', None))
 
 def stream_content_type(r):
@@ -380,7 +383,7 @@ def stream_content_type(r):
     return hs.get('llm_provider-content-type') or hs.get('content-type')
 
 # %% ../nbs/04_providers.ipynb #e61abe49
-def _is_litellm_stream(r): return hasattr(r, 'completion_stream') and 'FallbackStreamWrapper' not in type(r).__name__
+def _is_litellm_stream(r): return hasattr(r, 'completion_stream') and not _router_rewrap(r)
 
 def watch_reply(r):
     "Have litellm stream `r` note when the provider answered it 2xx, for `stream_replied` (returns `r`)"
