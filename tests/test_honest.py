@@ -28,7 +28,10 @@ def _no_adjustment_warnings():
 
 # ---- request defaults, on every protocol
 
-def _litellm_default_temp(m): return 1.0 if 'gemini-3' in m else None  # litellm itself sends Gemini 3's recommended 1.0
+def _litellm_default_temp(m):
+    "The temperature litellm itself sends when none is given: Gemini 3's recommended 1.0 up to litellm 1.106, none since"
+    if not m.startswith('gemini/'): return None
+    return litellm.GoogleAIStudioGeminiConfig().map_openai_params({}, {}, m.split('/', 1)[1], False).get('temperature')
 
 def test_no_temperature_by_default(proto):
     fp, m, kw = proto

@@ -152,11 +152,32 @@ def run(client, fp, replies, code):
 
 _re_gemini_id = re.compile(r'"call_[0-9a-f]{28}"')
 
+_EMPTY_TEXT = "[System: Empty message content sanitised to satisfy protocol]"  # litellm's, for a blank Anthropic text block
+
+def _litellm_drift(pname, b):
+    """Undo, in place, what litellm <= 1.106 put in request body `b` and 1.110 no longer does, so a body recorded under
+    either equals one sent under the other. Each is litellm's alone: the bare `litellm.completion` does the same."""
+    if pname=='gemini' and (b.get('generationConfig') or {}).get('temperature')==1.0:
+        del b['generationConfig']['temperature']  # Gemini 3's default temperature 1.0, sent by litellm when none is given
+    for m in b.get('messages') or []:
+        if m.get('provider_specific_fields')=={'refusal': None}: del m['provider_specific_fields']  # OpenAI's refusal=None echoed back
+        c = m.get('content')
+        if pname=='anthropic' and isinstance(c, list) and any(x.get('type')=='tool_use' for x in c):
+            m['content'] = [x for x in c if not (x.get('type')=='text' and x.get('text')==_EMPTY_TEXT)]  # blank text of a tool-call turn
+    if pname=='responses' and not b.get('instructions'):  # the system prompt, as a leading system input item
+        inp, sys_ = b.get('input') or [], []
+        while inp and isinstance(inp, list) and inp[0].get('type', 'message')=='message' and inp[0].get('role')=='system' \
+              and all(p.get('type')=='input_text' for p in inp[0].get('content') or [{}]):
+            sys_.append(' '.join(p['text'] for p in inp.pop(0)['content']))
+        if sys_: b['instructions'] = ' '.join(sys_)
+    return b
+
 def normalize(pname, bodies):
-    "Bodies as JSON-able data; Gemini tool-call ids (random: Gemini sends none, litellm makes them up) numbered in order"
+    """Bodies as JSON-able data; Gemini tool-call ids (random: Gemini sends none, litellm makes them up) numbered in order;
+    what only litellm's version changes, undone (`_litellm_drift`)"""
     s, ids = json.dumps(bodies, sort_keys=True, default=str), {}
     if pname=='gemini': s = _re_gemini_id.sub(lambda m: ids.setdefault(m[0], f'"call_gemini_{len(ids)}"'), s)
-    return json.loads(s)
+    return [_litellm_drift(pname, b) if isinstance(b, dict) else b for b in json.loads(s)]
 
 def _dump(o): return json.dumps(o, indent=1, sort_keys=True, default=str).splitlines()
 
