@@ -567,6 +567,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.switch._server_call': ('switch.html#_server_call', 'lisette/switch.py'),
                                 'lisette.switch._set_id': ('switch.html#_set_id', 'lisette/switch.py'),
                                 'lisette.switch._setter': ('switch.html#_setter', 'lisette/switch.py'),
+                                'lisette.switch._srv_calls': ('switch.html#_srv_calls', 'lisette/switch.py'),
                                 'lisette.switch._strip_cc': ('switch.html#_strip_cc', 'lisette/switch.py'),
                                 'lisette.switch.fit_history': ('switch.html#fit_history', 'lisette/switch.py'),
                                 'lisette.switch.fit_id': ('switch.html#fit_id', 'lisette/switch.py'),

@@ -72,9 +72,15 @@ def _set_id(tc, v):
     else: tc.id = v
 
 def _search_parts(m, kind):
-    "Does assistant message `m` carry Anthropic search results or citations that provider `kind` cannot take?"
+    "Does assistant message `m` carry Anthropic search calls, results or citations that provider `kind` cannot take?"
     psf = _get(m, 'provider_specific_fields')
-    return kind!='anthropic' and isinstance(psf, dict) and bool(psf.get('web_search_results') or psf.get('citations'))
+    return kind!='anthropic' and isinstance(psf, dict) and bool(psf.get('web_search_results') or psf.get('citations') or psf.get('server_tool_calls'))
+
+def _srv_calls(m):
+    "The server-side calls of assistant message `m`: among its `tool_calls` (litellm up to 1.106) or its `provider_specific_fields` (from 1.110)"
+    psf = _get(m, 'provider_specific_fields')
+    return [tc for tc in _get(m, 'tool_calls') or [] if str(_tc_id(tc)).startswith('srvtoolu_')] + \
+           list((psf.get('server_tool_calls') if isinstance(psf, dict) else None) or [])
 
 def _server_call(tid, kind, answered):
     "Is `tid` a call Anthropic ran itself (`srvtoolu_`, no tool result: another provider would wait for one)?"
@@ -112,6 +118,8 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=()):
         if kind=='deepseek' and rc: set_('reasoning_content', rc); notes.append((i, f"thinking from {_names[origin]} sent as reasoning_content text"))
         else: notes.append((i, f"thinking from {_names[origin]} left out ({_names.get(kind, kind)} cannot verify it)"))
     if _search_parts(m, kind):
+        for tc in _get(m, 'provider_specific_fields').get('server_tool_calls') or []:
+            notes.append((i, f"server-side {nested_idx(tc, 'function', 'name')} call {_tc_id(tc)} (already run by Anthropic) left out"))
         set_('provider_specific_fields', None)
         notes.append((i, "Anthropic's web search results and citations left out (kept in the history)"))
     tcs = _get(m, 'tool_calls') or []
