@@ -121,9 +121,10 @@ def test_web_search(fake_provider, stream):
     r = call(fake_provider, AN, stream)
     m, psf = r.choices[0].message, r.choices[0].message.provider_specific_fields
     assert m.content == 'Otters are mammals.'
-    # litellm exposes the server tool use as a `web_search` tool call, results and citations in provider_specific_fields
-    (tc,) = m.tool_calls
-    assert tc.id.startswith('srvtoolu_') and (tc.function.name, json.loads(tc.function.arguments)) == ('web_search', {'query': 'otters'})
+    # litellm exposes the server tool use as a `web_search` tool call (among tool_calls up to 1.106, in
+    # provider_specific_fields['server_tool_calls'] from 1.110), results and citations in provider_specific_fields
+    (tc,) = [dict(o) if isinstance(o, dict) else o.model_dump() for o in m.tool_calls or psf['server_tool_calls']]
+    assert tc['id'].startswith('srvtoolu_') and (tc['function']['name'], json.loads(tc['function']['arguments'])) == ('web_search', {'query': 'otters'})
     assert psf['web_search_results'][0]['content'][0]['url'] == 'https://example.com/otters'
     (cite,) = psf['citations'][0]
     assert (cite['type'], cite['url'], cite['cited_text']) == ('web_search_result_location', 'https://example.com/otters', 'Otters are mammals.')
