@@ -700,14 +700,22 @@ def _check_stream(r, resp):
     if stream_finished(r) is not False: return
     raise _incomplete(r, resp)
 
-def _stream_failure(e, seen, r):
-    "The error to raise for failure `e` of stream `r`, marked `lisette_midstream` when the provider had answered (never re-sent)"
+def _broke_why(e):
+    "Why litellm's mid-stream error `e` says the stream broke (its own 'no finish reason' said as `_check_stream` says it)"
+    why = str(stream_error(e)).strip().split('\n')[0][:200]
+    return 'no finish reason' if 'before a finish_reason' in why else why
+
+def _stream_failure(e, seen, r, chunks=()):
+    "The error to raise for failure `e` of stream `r` (`chunks`: what arrived), marked `lisette_midstream` when the provider had answered (never re-sent)"
     replied = stream_replied(r)
-    if seen.n: mid = True
-    elif replied is False: e, mid = stream_error(e), False  # an error status, raised when the stream was first read: as if raised at once
-    elif replied and stream_broke(e):  # a 2xx that was no answer (an error body, `null`, cut off): as on every route
-        err = _incomplete(r, why=str(stream_error(e)).strip().split('\n')[0][:200])
+    if stream_broke(e) and (seen.n or replied):  # a 2xx that was no answer (an error body, `null`), or cut off: as on every route
+        # (from 1.110 litellm raises this itself for events that end before a finish reason, which `_check_stream` found before)
+        try: got = _build(chunks) if chunks else None
+        except Exception: got = None
+        err = _incomplete(r, got, why=_broke_why(e))
         err.__cause__, e, mid = e, err, True
+    elif seen.n: mid = True
+    elif replied is False: e, mid = stream_error(e), False  # an error status, raised when the stream was first read: as if raised at once
     else: mid = replied or not isinstance(e, (litellm.RateLimitError, litellm.ServiceUnavailableError, litellm.InternalServerError))
     e.lisette_midstream = mid
     return e
@@ -798,7 +806,7 @@ def _call(self:Chat, kw, stream):
         res = _stream_response(r, chunks)
         _check_stream(r, res)
         return res
-    except Exception as e: raise _stream_failure(e, seen, r)
+    except Exception as e: raise _stream_failure(e, seen, r, chunks)
     finally: built_response(r); close_stream(r); self._unslot()  # a stream holds its slot until it ends
 
 @patch
@@ -895,7 +903,7 @@ class AsyncChat(Chat):
                                 send = _stream_response(r, chunks)
                                 _check_stream(r, send)
                                 done = True
-                            except Exception as e: raise _stream_failure(e, seen, r)
+                            except Exception as e: raise _stream_failure(e, seen, r, chunks)
                             finally:
                                 built_response(r); self._unslot()
                                 # a stream read to its end has closed its HTTP response (the SDKs do at the end); awaiting

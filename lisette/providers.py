@@ -362,6 +362,7 @@ async def aclose_stream(r):
 
 # %% ../nbs/04_providers.ipynb #e7b5d8db
 _unreadable = ('Received response - <APIResponse [2', 'Empty or invalid response from LLM endpoint', "provider returned 'choices'",
+               "provider returned a response with no 'choices'",  # litellm 1.110's words for a body without choices
                'Unable to get json response', 'Traceback (most recent call last)')  # litellm's words for an unreadable 2xx reply
 
 def unreadable_reply(e)->bool:
