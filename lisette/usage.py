@@ -107,6 +107,7 @@ _usage_of = operator.attrgetter(*_usage_fields)
 def _without_searches(r):
     "A copy of response `r` whose usage reports no web searches"
     u = r.usage.model_dump()
+    u.pop('cost', None)  # the cost litellm 1.110 puts in a streamed response's usage, which `completion_cost` would take as it is
     for k in ('server_tool_use', 'prompt_tokens_details'):
         if isinstance(u.get(k), dict) and u[k].get('web_search_requests'): u[k] = {**u[k], 'web_search_requests': 0}
     return ModelResponse(model=r.model, usage=Usage(**u))
