@@ -281,7 +281,7 @@ def _use_codex_auth():
     def get_access_token(self):
         try: return codex_auth()['access_token']
         except CodexAuthError as e: raise GetAccessTokenError(status_code=401, message=str(e)) from None
-    def get_account_id(self):
+    def get_account_id(self, access_token=None):  # (litellm 1.110 passes the token)
         try: return codex_auth()['account_id']
         except CodexAuthError: return None
     Authenticator.get_access_token, Authenticator.get_account_id, Authenticator._lisette = get_access_token, get_account_id, True
