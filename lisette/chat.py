@@ -28,8 +28,8 @@ from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
-from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result
-from .context import check_context, context_window, count_tokens, _bytes_bound, _text_bound
+from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes
+from .context import check_context, context_window, count_tokens, _bytes_bound
 from dataclasses import field
 from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
 from .cachediag import note_request, cache_report as _cache_report, CacheReport
@@ -172,8 +172,8 @@ class Chat:
     def hist(self): return self._hist
     @hist.setter
     def hist(self, v):
-        # most long histories are plain text: valid as they are, and bounded for the first request, in one cheap pass
-        if v.__class__ is list and (b := _text_bound(v)) is not None: h, self._hist_bound, self._scan = list(v), (len(v), b), (list(v), [])
+        # most long histories are text and tool rounds: valid as they are, and bounded for the first request, in one cheap pass
+        if v.__class__ is list and (b := _plain_bytes(v, True, rt := [])) is not None: h, self._hist_bound, self._scan = list(v), (len(v), b), (list(v), rt)
         elif not getattr(self, 'repair', False): check_hist(h := mk_msgs(v), pending_ok=True); self._hist_bound, self._scan = None, ([], [])
         else:
             (h, self.repairs), self._hist_bound, self._scan = repair_hist(mk_msgs(v), pending_ok=True), None, ([], [])

@@ -160,13 +160,3 @@ def check_context(
                       ": the provider will likely reject it. Shorten the history, e.g. with `shorten_tool_results`.",
                       ContextWindowWarning, stacklevel=2)
     return hist, done
-
-# %% ../nbs/05b_context.ipynb #92868168
-def _text_bound(msgs:list, w=1)->int|None:
-    "`_bytes_bound` of `msgs` without framing if every message is a user or assistant dict with nonblank `str` content only (then valid), else None"
-    n = 0
-    for m in msgs:
-        if not (m.__class__ is dict and len(m)==2 and (c := m.get('content')).__class__ is str and c and not c.isspace()
-                and ((r := m.get('role'))=='user' or r=='assistant')): return None
-        n += len(c)*w+8 if c.isascii() else _size(m, w)+8  # as `_bytes_bound` counts them
-    return n

@@ -10,7 +10,7 @@ __all__ = ['interrupted_result', 'HistoryError', 'check_hist', 'repair_hist', 'u
 import copy, json
 from fastcore.utils import *
 from litellm import Message
-from litellm.types.utils import ChatCompletionMessageToolCall
+from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _get, _role, _tc_cache
 from .tools import mk_tc_result, _mk_tool_result, _tc_id, _tc_name, _provider_ran
 
@@ -113,21 +113,28 @@ def _dangling(blk, open_, before=None):
 
 _result_keys = {'role', 'tool_call_id', 'name', 'content'}
 
+def _nbytes(s): return len(s) if s.isascii() else len(s.encode('utf-8', 'surrogatepass'))
+
 def _plain_calls(m):
-    "{id: name} of the calls of `m` if it is a litellm `Message` asking for client tools with nothing else to check (text or no content; no thinking, checkpoints or server calls), else None"
+    "({id: name}, UTF-8 bytes of its text, ids, names and arguments) if `m` is a litellm `Message` asking for client tools with nothing else to check (text or no content; no thinking, checkpoints or server calls), else None"
     if m.__class__ is not Message: return None
-    d, x = m.__dict__, m.__pydantic_extra__ or {}
-    if d.get('role')!='assistant' or (tcs := d.get('tool_calls')).__class__ is not list or not tcs: return None
-    if d.get('thinking_blocks') or x.get('thinking_blocks') or not ((c := d.get('content')) is None or c.__class__ is str): return None
+    d = m.__dict__
+    if d.get('role')!='assistant' or (tcs := d.get('tool_calls')).__class__ is not list or not tcs or d.get('thinking_blocks'): return None
+    if (x := m.__pydantic_extra__) and x.get('thinking_blocks'): return None
+    if (c := d.get('content')) is None: t = ''
+    elif c.__class__ is str: t = c
+    else: return None
     res = {}
     for tc in tcs:
         if tc.__class__ is not ChatCompletionMessageToolCall: return None
         td, tx = tc.__dict__, tc.__pydantic_extra__ or {}  # litellm keeps a call's fields in either
         tid, f = td['id'] if 'id' in td else tx.get('id'), td['function'] if 'function' in td else tx.get('function')
-        if tid.__class__ is not str or tid.startswith('srvtoolu_') or td.get('cache_control') or tx.get('cache_control'): return None
-        if (nm := _get(f, 'name')).__class__ is not str or tid in res: return None
+        if tid.__class__ is not str or tid.startswith('srvtoolu_') or 'cache_control' in td or 'cache_control' in tx or tid in res: return None
+        fd = f.__dict__ if f.__class__ is Function else {'name': _get(f, 'name'), 'arguments': _get(f, 'arguments')}
+        if (nm := fd.get('name')).__class__ is not str or (a := fd.get('arguments')).__class__ is not str: return None
         res[tid] = nm
-    return res
+        t += tid+nm+a
+    return res, _nbytes(t)
 
 def check_hist(
     msgs:list, # The history: dicts or litellm `Message`s
@@ -154,8 +161,8 @@ def check_hist(
             done[tid] = i; del open_[tid]
             continue
         # and the assistant message asking for those calls, with new ids
-        if not open_ and (nonsys or not user_first) and (pc := _plain_calls(m)) and calls.keys().isdisjoint(pc):
-            calls |= dict.fromkeys(pc, i); open_ |= pc
+        if not open_ and (nonsys or not user_first) and (pc := _plain_calls(m)) and calls.keys().isdisjoint(pc := pc[0]):
+            calls |= dict.fromkeys(pc, i); open_ = pc
             nonsys, blk, soft = True, i, {}
             continue
         role, c, tcs = _fields(m)
@@ -202,6 +209,35 @@ def check_hist(
             raise HistoryError(i, f"cache checkpoint number {nck} (at most {max_ckpts} allowed)",
                                "remove the extra ones with remove_cache_ckpts, or repair the history (keeps the last ones)", 'cache')
     if open_ and not pending_ok: raise _dangling(blk, open_)
+
+# %% ../nbs/01b_history.ipynb #12185343
+def _plain_bytes(
+    msgs:list, # The history: dicts or litellm `Message`s
+    pending_ok:bool=False, # May the last assistant tool-call message still wait for some of its results?
+    rounds:list=None, # If given, the indices of the tool calls and results are appended to it
+)->int|None:
+    "UTF-8 bytes of `msgs` (with framing) if they hold only text messages, client tool calls and their text results, and are valid; else None"
+    n, open_, calls = 0, {}, set()
+    for i,m in enumerate(msgs):
+        if m.__class__ is dict:
+            if (c := m.get('content')).__class__ is not str: return None
+            if (k := len(m))==2:  # a text message
+                if open_ or not c or c.isspace() or not ((r := m.get('role'))=='user' or r=='assistant'): return None
+                n += len(c)+8 if c.isascii() else _nbytes(c)+len(r)+8
+            # the result of an open call: role, tool_call_id, content and perhaps a `str` name (`_result_keys`)
+            elif (tid := m.get('tool_call_id')) in open_ and tid and m.get('role')=='tool' and \
+                 (k==3 or k==4 and ((nm := m.get('name')) is None or nm.__class__ is str) and 'name' in m):
+                del open_[tid]
+                n += _nbytes(c+tid+(m.get('name') or '')) + 12
+                if rounds is not None: rounds.append(i)
+            else: return None
+        elif open_ or (pc := _plain_calls(m)) is None or not calls.isdisjoint(pc[0]): return None
+        else:  # an assistant message asking for client tools
+            open_, k = pc
+            calls.update(open_)
+            n += k + 17 + 26*len(open_)
+            if rounds is not None: rounds.append(i)
+    return n if pending_ok or not open_ else None
 
 # %% ../nbs/01b_history.ipynb #e4529074
 def _copy_msg(m):
