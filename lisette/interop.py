@@ -14,7 +14,7 @@ from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, _get, _has_cache
-from .history import fix_surrogates, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text
+from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text
 from .context import _msgs_bound
 from .usage import UsageStats
 from .chat import Chat
@@ -411,6 +411,18 @@ def _hist_of(d, src):
         hist.append(m)
     return hist, fix_surrogates(hist)
 
+def _whole_hist(hist, src, repair):
+    "(history, repairs, bound): `hist` checked as a whole, as `Chat(hist=...)` checks it; with `repair`, repaired instead of refused"
+    if (b := _plain_bytes(hist, pending_ok=True)) is not None: return hist, [], b  # valid as it is (most files), bounded on the way
+    try:  # any number of cache checkpoints: the next turn moves them, as they are recorded in `_ckpts`
+        try: check_hist(hist, pending_ok=True, max_ckpts=math.inf); repairs = []
+        except HistoryError as e:
+            if not repair: raise
+            hist, repairs = repair_hist(hist, pending_ok=True, max_ckpts=math.inf)
+    except HistoryError as e:
+        raise SavedChatError(src, f"hist[{e.index}]", str(e) + ("" if repair else "; or load it with repair=True")) from None
+    return hist, repairs, _msgs_bound(hist)
+
 def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, source:str='saved chat', **kw)->Chat:
     "A `cls` chat continuing the state `d` written by `chat_state`; `kw` override saved settings (see `load_chat`)"
     src = source
@@ -427,13 +439,14 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     tc_refs = kw.pop('tc_refs', tcr is not None)
     chat = cls(model, tools=tools, tc_refs=tc_refs, **(settings | kw))
     chat.sp = kw.get('sp', sp)  # as saved: Chat(tc_refs=True) would add the references prompt a second time
+    hist, repairs, b = _whole_hist(hist, src, chat.repair)
     chat._hist, chat._ckpts = hist, [(m, i) for i,m in enumerate(hist) if _has_cache(m)]  # as saved, cache checkpoints included
-    chat._hist_bound = (len(hist), _msgs_bound(hist))  # read now, with the rest of the file: the first turn need not read it again
+    chat._hist_bound = (len(hist), b)  # read now, with the rest of the file: the first turn need not read it again
     if tcr is not None and chat.tc_res is not None: chat.tc_res.update(tcr)
     chat.use, chat.last_use = use, last_use
-    if fixed:  # reported now, and again by the next turn
-        chat.adjustments = chat._carry = []
-        chat._adjust(None, 'surrogates', f"{src}: lone surrogates (text no provider accepts) in {fixed} string(s) of the history replaced by U+FFFD")
+    if fixed or repairs: chat.adjustments = chat._carry = []  # reported now, and again by the next turn
+    if fixed: chat._adjust(None, 'surrogates', f"{src}: lone surrogates (text no provider accepts) in {fixed} string(s) of the history replaced by U+FFFD")
+    if repairs: chat._adjust(None, 'history', f"{src}: the saved history was repaired (repair=True): " + '; '.join(repairs))
     return chat
 
 def load_chat(

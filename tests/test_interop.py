@@ -10,7 +10,7 @@ from lisette.messages import check_msg
 from lisette.tools import mk_tc, mk_tc_req, mk_tc_result
 from lisette.usage import UsageStats
 from lisette.interop import *
-from lisette.history import norm_msg, norm_hist, norm_reasoning
+from lisette.history import norm_msg, norm_hist, norm_reasoning, interrupted_result
 from lisette.context import *
 from lisette.testing import Reply
 
@@ -440,3 +440,38 @@ def test_saved_settings_follow_chat_signature(tmp_path):
     c = Chat('openai/gpt-4o-mini', retries=1, max_cost=2.5, repair=True, fit_context=True)
     c2 = load_chat(save_chat(c, tmp_path/'c.json'))
     assert (c2.retries, c2.max_cost, c2.repair, c2.fit_context) == (1, 2.5, True, True)
+
+def _broken_save(tmp_path, drop):
+    "A saved chat of one tool round, with the messages at `drop` removed from its file"
+    q = mk_tc_req('Adding.', [mk_tc('add', a=1, b=2), mk_tc('add', a=3, b=4)])
+    chat = Chat('anthropic/claude-sonnet-4-5', hist=['Add 1+2 and 3+4', q, mk_tc_result(q.tool_calls[0], '3'), mk_tc_result(q.tool_calls[1], '7'), '3 and 7'])
+    p = chat.save(tmp_path/'c.json')
+    d = json.loads(p.read_text())
+    d['hist'] = [m for i,m in enumerate(d['hist']) if i not in drop]
+    p.write_text(json.dumps(d))
+    return p, q
+
+@pytest.mark.parametrize('cls', [Chat, AsyncChat])
+def test_load_refuses_a_broken_history(tmp_path, cls):
+    "A saved chat whose tool call lost its result is refused, naming the message, as Chat(hist=...) refuses it; nothing is sent"
+    p, q = _broken_save(tmp_path, {3})
+    with pytest.raises(SavedChatError, match=r"hist\[1\]: message 1: tool call '.*' \(add\) has no result before message 3.*repair=True") as e:
+        load_chat(p, cls=cls)
+    assert e.value.field == 'hist[1]'
+    p, _ = _broken_save(tmp_path, {1})  # the results lost their call
+    with pytest.raises(SavedChatError, match=r"hist\[1\]: .*orphan|hist\[1\]: .*no matching tool call"): load_chat(p, cls=cls)
+
+async def test_load_repairs_a_broken_history_and_says_so(tmp_path, fake_provider):
+    "With repair=True the history is repaired (the lost result answered as interrupted), reported, and the provider takes it"
+    fp = fake_provider
+    p, q = _broken_save(tmp_path, {3})
+    for cls in (Chat, AsyncChat):
+        with pytest.warns(UserWarning, match='repaired'):
+            chat = load_chat(p, cls=cls, repair=True, api_base=fp.anthropic_base, api_key='k')
+        assert [m.get('content') for m in chat.hist[2:4]] == ['3', interrupted_result]
+        assert [a.kind for a in chat.adjustments] == ['history']
+        fp.queue('ok')
+        r = chat('next')
+        if cls is AsyncChat: r = await r
+        assert contents(r).content == 'ok'
+        assert fp.last['messages'][2]['content'][1]['content'] == interrupted_result  # sent as the tool_result of the lost call
