@@ -527,7 +527,17 @@ def validate_request(body:dict, # The request body
     sigs = fp if fp is not None else SimpleNamespace(_signatures=set(), _thought_calls=set())
     if proto=='anthropic' and (e := _check_anthropic(body, turns, sigs)): return e
     if proto=='gemini' and (e := _check_gemini(body, turns, model, sigs)): return e
+    if proto=='openai' and (e := _check_openai(body)): return e
     return _check_pairs([t for t in turns if t['role']!='system'], proto)
+
+def _check_openai(body):
+    "Chat Completions rules: a `tool_calls` list is not empty, a call's name is not empty"
+    for i,m in enumerate(body.get('messages') or []):
+        if 'tool_calls' not in m or m['tool_calls'] is None: continue
+        if m['tool_calls']==[]: return f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with minimum length 1, but got an empty array instead."
+        for j,tc in enumerate(m['tool_calls']):
+            if isinstance(tc, dict) and (tc.get('function') or {}).get('name')=='':
+                return f"Invalid 'messages[{i}].tool_calls[{j}].function.name': empty string. Expected a string with minimum length 1, but got an empty string instead."
 
 # %% ../nbs/00_testing.ipynb #0bb4f27e
 import hashlib
