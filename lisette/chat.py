@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['effort', 'structured', 'add_warning', 'CostLimitError', 'ChatTimeout', 'IncompleteStreamError', 'Chat', 'Adjustment',
-           'AdjustmentWarning', 'MissingApiKeyError', 'ChatBusyError', 'AsyncChat']
+           'AdjustmentWarning', 'EmptyReplyError', 'MissingApiKeyError', 'ChatBusyError', 'AsyncChat']
 
 # %% ../nbs/06_chat.ipynb #a22c8994
 import asyncio, itertools, json, math, operator, random, threading, time, warnings
@@ -27,7 +27,7 @@ from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
+                               unreadable_reply, request_unsent, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes
 from .context import check_context, context_window, count_tokens, _bytes_bound
 from dataclasses import field
@@ -110,7 +110,8 @@ def _retry_after(e):
 
 def _retry_delay(e, attempt, waited, retries):
     "How long to wait before retrying after error `e`, or None to give up (a reply the provider sent is never re-sent)"
-    if not isinstance(e, _retryable) or getattr(e, 'lisette_midstream', False) or attempt>=retries or isinstance(e, ChatTimeout) or unreadable_reply(e): return None
+    if not isinstance(e, _retryable) or getattr(e, 'lisette_midstream', False) or attempt>=retries or isinstance(e, ChatTimeout) or unreadable_reply(e) \
+       or request_unsent(e): return None  # (litellm could not build the request: sending it again fails the same way)
     d = _retry_after(e)
     if d is None: d = retry_backoff * 2**attempt * (0.75+random.random()/2)
     return d if waited+d<=retry_max_wait else None
@@ -325,13 +326,26 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
 # %% ../nbs/06_chat.ipynb #9c3d7df4
 @patch
 def _after_response(self:Chat, r, prefill):
+    if not getattr(r, 'choices', None): self._empty_reply(r)
     m = contents(r)
+    if m.role!='assistant': self._adjust(None, 'reply', f"the reply came with role {m.role!r}: stored as the assistant's"); m.role = 'assistant'
     if prefill: m.content = prefill + (m.content or '')
     if w := _stop_warnings.get(stop_reason(r)): add_warning(r, w)
     if not m.tool_calls: m.content = _nonblank(m.content)  # an empty reply would make every later request invalid
     u = UsageStats.from_response(r, self.markup)
     self.use += u; self.last_use += u
     return m, u
+
+class EmptyReplyError(RuntimeError):
+    "The provider answered (status 200) with no choices: nothing to add to the history, and not sent again (it may have been billed)"
+
+@patch
+def _empty_reply(self:Chat, r):
+    "Count the usage of reply `r`, which holds no choices, then raise `EmptyReplyError`"
+    u = UsageStats.from_response(r, self.markup)
+    self.use += u; self.last_use += u
+    raise EmptyReplyError(f"{self.model} answered with no choices (id {getattr(r, 'id', None)!r}): there is no message to add to the history. "
+                          "Nothing was sent again, as the request may have been billed; call the chat again to retry.")
 
 @patch
 def _check_context(self:Chat, schemas, max_tokens):
@@ -468,6 +482,26 @@ def _fix_text(self:Chat, t, o, what):
     if n := fix_surrogates(o): self._adjust(t, 'surrogates', f"{what}: lone surrogates in {n} string(s) replaced by U+FFFD (no provider accepts them)")
 
 @patch
+def _call_ids(self:Chat):
+    "The ids of the tool calls in the history (only its tool rounds are read: see `_special`)"
+    h = self._hist
+    return {_tc_id(tc) for i in self._special() for tc in (_get(h[i], 'tool_calls') or ())}
+
+@patch
+def _fix_calls(self:Chat, t, m):
+    "Make the tool calls of reply `m` valid to send back: an empty list dropped, every client call an id no other call has"
+    if (tcs := m.tool_calls) is not None and not tcs: m.tool_calls = None  # `tool_calls: []`: OpenAI rejects it in a request
+    if not tcs: return
+    used = self._call_ids()
+    for tc in tcs:
+        tid = _tc_id(tc)
+        if tid.__class__ is str and (tid.startswith('srvtoolu_') or tid and tid not in used): used.add(tid); continue  # (the provider's own calls keep theirs)
+        tc.id = new = random_tool_id()
+        used.add(new)
+        why = f"is a {type(tid).__name__}" if tid.__class__ is not str else 'is missing' if not tid else 'is already used in this chat'
+        self._adjust(t, 'tool_call_id', f"the reply's {_get(tc, 'function', 'name')} call: its id {tid!r} {why}, so it was given the id {new!r} (each call needs its own)")
+
+@patch
 def _record(self:Chat, t, r):
     "Add response `r` of turn `t` to the history, with its warnings and usage; returns its message"
     if t.over_cost and t.final:
@@ -476,6 +510,7 @@ def _record(self:Chat, t, r):
     elif t.final and t.step>t.max_steps: self._adjust(t, 'final_prompt', f"the {t.max_steps} tool rounds (max_steps) were used up: the final prompt was sent, tools off")
     if isinstance(hp := _hidden(r), dict): hp['lisette_adjustments'] = t.adjustments  # for the response's details
     m, u = self._after_response(r, t.prefill)
+    self._fix_calls(t, m)
     self._fix_text(t, m, 'reply')
     note_request(self, t, r, u)  # for `chat.cache_report()`: what this request read from the prompt cache, and why not more
     self._hist.append(m)

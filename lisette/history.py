@@ -38,13 +38,16 @@ def _shape_ok(m, role, c, tcs):
     if tcs:
         if role!='assistant' or tcs.__class__ is not list: return False
         for tc in tcs:
-            if not (_tc_id(tc).__class__ is str and _tc_name(tc).__class__ is str): return False
+            if not (_tc_id(tc).__class__ is str and (nm := _tc_name(tc)).__class__ is str and nm): return False
+            if _get(tc, 'function', 'arguments').__class__ not in (str, NoneType) or _get(tc, 'type') not in (None, 'function'): return False
+    if _get(m, 'name').__class__ not in (str, NoneType): return False
     if c is None: return role=='assistant'
     if c.__class__ is str: return True
     if c.__class__ is not list: return False
     for p in c:
-        if not (p.__class__ is dict and p.get('type').__class__ is str): return False
-        if p['type']=='text' and p.get('text').__class__ is not str: return False
+        if not (p.__class__ is dict and (t := p.get('type')).__class__ is str): return False
+        if t=='text' and p.get('text').__class__ is not str: return False
+        if t=='image_url': return False  # its URL: `check_msg` says
     return True
 
 # %% ../nbs/01b_history.ipynb #0a93189a

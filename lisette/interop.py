@@ -14,7 +14,7 @@ from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, _get, _has_cache
-from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text
+from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text
 from .context import _msgs_bound
 from .usage import UsageStats
 from .chat import Chat
@@ -294,7 +294,7 @@ class SavedChatError(ValueError):
         super().__init__(f"{source}: {field}: {problem}")
         self.source, self.field, self.problem = source, field, problem
 
-def _num(x): return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+def _num(x): return isinstance(x, (int, float)) and not isinstance(x, bool) and abs(x)<1e18  # (finite; an int of any size compares without overflow)
 def _opt(f): return lambda x: x is None or f(x)
 def _pos(x): return _num(x) and x>0
 def _is(*ts): return lambda x: isinstance(x, ts) and not (isinstance(x, bool) and bool not in ts)
@@ -399,6 +399,13 @@ def _usage(d, k, src):
         if not (_num(v) and v>=0): raise SavedChatError(src, f"{k}.{f}", f"expected a non-negative number, got {json.dumps(v)[:40]}")
     return UsageStats(**u)
 
+def _psf_problem(m):
+    "What is wrong with the `provider_specific_fields` of message `m` (lisette reads its lists), or None"
+    if (psf := _get(m, 'provider_specific_fields')) is None: return None
+    if not isinstance(psf, dict): return f"is a {type(psf).__name__}, not an object"
+    for k in ('server_tool_calls', 'web_search_results', 'citations', 'thought_signatures', 'server_side_tool_invocations'):
+        if psf.get(k) is not None and not isinstance(psf[k], list): return f"{k} is a {type(psf[k]).__name__}, not a list"
+
 def _hist_of(d, src):
     "The decoded, checked history of state `d`, lone surrogates repaired"
     hs, hist = _field(d, 'hist', _is(list), "a list of messages", src), []
@@ -408,6 +415,7 @@ def _hist_of(d, src):
         except Exception as e: raise SavedChatError(src, f"hist[{i}]", f"not a message ({type(e).__name__}: {e})") from None
         try: check_msg(m, i)
         except Exception as e: raise SavedChatError(src, f"hist[{i}]", str(e)) from None
+        if p := _psf_problem(m): raise SavedChatError(src, f"hist[{i}].provider_specific_fields", p)
         hist.append(m)
     return hist, fix_surrogates(hist)
 
@@ -439,13 +447,15 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     tc_refs = kw.pop('tc_refs', tcr is not None)
     chat = cls(model, tools=tools, tc_refs=tc_refs, **(settings | kw))
     chat.sp = kw.get('sp', sp)  # as saved: Chat(tc_refs=True) would add the references prompt a second time
+    for k in ('sp', 'tool_reminder'):  # the file's text, like its history's, without lone surrogates
+        if k not in kw and isinstance(v := getattr(chat, k), str) and _has_surrogate(v): setattr(chat, k, _fix_str(v)); fixed += 1
     hist, repairs, b = _whole_hist(hist, src, chat.repair)
     chat._hist, chat._ckpts = hist, [(m, i) for i,m in enumerate(hist) if _has_cache(m)]  # as saved, cache checkpoints included
     chat._hist_bound = (len(hist), b)  # read now, with the rest of the file: the first turn need not read it again
     if tcr is not None and chat.tc_res is not None: chat.tc_res.update(tcr)
     chat.use, chat.last_use = use, last_use
     if fixed or repairs: chat.adjustments = chat._carry = []  # reported now, and again by the next turn
-    if fixed: chat._adjust(None, 'surrogates', f"{src}: lone surrogates (text no provider accepts) in {fixed} string(s) of the history replaced by U+FFFD")
+    if fixed: chat._adjust(None, 'surrogates', f"{src}: lone surrogates (text no provider accepts) in {fixed} string(s) of the history or system prompt replaced by U+FFFD")
     if repairs: chat._adjust(None, 'history', f"{src}: the saved history was repaired (repair=True): " + '; '.join(repairs))
     return chat
 
@@ -462,6 +472,7 @@ def load_chat(
     except json.JSONDecodeError as e: raise SavedChatError(path, 'file', f"not a saved chat: invalid JSON ({e})") from None
     except RecursionError: raise SavedChatError(path, 'file', "not a saved chat: its JSON nests too deeply") from None
     except UnicodeDecodeError as e: raise SavedChatError(path, 'file', f"not a saved chat: not UTF-8 text ({e})") from None
+    except ValueError as e: raise SavedChatError(path, 'file', f"not a saved chat: {e}") from None  # e.g. an integer too long to read
     return chat_from_state(d, tools, cls, trusted=trusted, source=str(path), **kw)
 
 @patch

@@ -309,8 +309,12 @@ def _shape_problem(m, need_ids=True):
         if role!='assistant': return 'tool_calls', f"is on a {role!r} message; only assistant messages request tool calls"
         if not isinstance(tcs, list): return 'tool_calls', f"is a {type(tcs).__name__}; give a list of tool calls"
         for j,tc in enumerate(tcs):
-            if not (isinstance(_get(tc, 'id'), str) and isinstance(_get(tc, 'function', 'name'), str)):
+            if not (isinstance(_get(tc, 'id'), str) and isinstance(nm := _get(tc, 'function', 'name'), str) and nm):
                 return f'tool_calls[{j}]', "needs an 'id' and a 'function' with a 'name' (and JSON 'arguments')"
+            if not isinstance(a := _get(tc, 'function', 'arguments'), (str, NoneType)):
+                return f'tool_calls[{j}].function.arguments', f"is a {type(a).__name__}; give the arguments as a JSON string (json.dumps them)"
+            if (t := _get(tc, 'type')) not in (None, 'function'): return f'tool_calls[{j}].type', f"is {t!r}; a tool call's type is 'function'"
+    if (nm := _get(m, 'name')) is not None and not isinstance(nm, str): return 'name', f"is a {type(nm).__name__}; give a str"
     if c is None: return None if role=='assistant' else ('content', "is missing")
     if isinstance(c, str): return None
     if not isinstance(c, list): return 'content', f"is a {type(c).__name__}; use a str or a list of content parts (dicts with a 'type')"
@@ -318,6 +322,13 @@ def _shape_problem(m, need_ids=True):
         if not (isinstance(p, dict) and isinstance(p.get('type'), str)):
             return f'content[{j}]', f"is {type(p).__name__} {str(p)[:40]!r}; a content part is a dict with a 'type', e.g. {{'type': 'text', 'text': ...}}"
         if p['type']=='text' and not isinstance(p.get('text'), str): return f'content[{j}].text', "must be a str"
+        if p['type']=='image_url' and not _image_url(p.get('image_url')):
+            return f'content[{j}].image_url', "must be the image's URL (a data: or http(s) URL), or a dict with it under 'url'"
+
+def _image_url(u):
+    "Is `u` what an `image_url` part holds: a nonblank URL, or a dict with one under 'url'?"
+    if isinstance(u, dict): u = u.get('url')
+    return isinstance(u, str) and bool(u.strip())
 
 def check_msg(m, i=None, need_ids=True):
     "Raise `MessageFormatError` naming message `i` and the field if `m` is not a valid litellm message; return `m`"

@@ -8,7 +8,8 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'supported_params', 'has_search', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
            'unreadable_reply', 'stream_finished', 'stream_content_type', 'watch_reply', 'stream_replied',
-           'stream_broke', 'stream_error', 'keep_built', 'built_response', 'merge_stream_fields', 'adapt_request']
+           'stream_broke', 'stream_error', 'request_unsent', 'keep_built', 'built_response', 'merge_stream_fields',
+           'adapt_request']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, functools, importlib.metadata, inspect, json, os, time
@@ -415,6 +416,23 @@ def stream_error(e):
     "The provider's own error inside litellm's mid-stream wrapper `e` (e.g. Gemini's 429, raised when the stream is first read), else `e`"
     o = getattr(e, 'original_exception', None)
     return o if stream_broke(e) and isinstance(o, Exception) else e
+
+# %% ../nbs/04_providers.ipynb #a9d5ca99
+def _sent_errors():
+    "The exception types of a request that reached the network"
+    import httpx, openai
+    try: from aiohttp import ClientError
+    except ImportError: ClientError = OSError
+    return (httpx.HTTPError, openai.APIError, ClientError, OSError, TimeoutError)
+
+def request_unsent(e)->bool:
+    "Did failure `e` happen in litellm before the request was sent (converting it), so that sending it again fails the same way?"
+    sent, seen, link, root = _sent_errors(), set(), e, e
+    while link is not None and id(link) not in seen:
+        if isinstance(link, sent) and not type(link).__module__.startswith('litellm'): return False  # (litellm's own errors subclass the SDK's)
+        seen.add(id(link)); root = link
+        link = getattr(link, 'original_exception', None) or link.__cause__ or link.__context__
+    return root is not e and not type(root).__module__.startswith('litellm')
 
 # %% ../nbs/04_providers.ipynb #e9e3cd30
 class _Delta(str): "A piece to append to the text so far"

@@ -6,7 +6,7 @@
 __all__ = ['provider_kind', 'reasoning_origin', 'fit_id', 'fit_history', 'note_adjustment', 'fit_request']
 
 # %% ../nbs/06e_switch.ipynb #85b69652
-import hashlib, re
+import hashlib, json, re
 from fastcore.utils import *
 from .messages import _get
 from .history import _copy_msg, _plain, norm_reasoning, _srv
@@ -99,6 +99,24 @@ def _has_ckpt(m):
     if (c := _get(m, 'content')).__class__ is list and any(isinstance(p, dict) and p.get('cache_control') for p in c): return True
     return any(_get(tc, 'cache_control') for tc in _get(m, 'tool_calls') or [])
 
+_object_args = ('anthropic', 'gemini')  # providers whose tool calls carry their arguments as an object, not a string
+
+def _args_object(a):
+    "Are tool-call arguments `a` a JSON object (as a string)?"
+    if a.__class__ is not str: return False
+    try: return isinstance(json.loads(a), dict)
+    except ValueError: return False
+
+def _fit_args(tc, kind, notes, i):
+    "Tool call `tc` (of a copied message) with arguments provider `kind` can take: `{}` for what is not a JSON object"
+    if kind not in _object_args or _args_object(a := _get(tc, 'function', 'arguments')): return tc
+    what = "has no arguments" if a in ('', None) else f"has arguments {a if isinstance(a, str) and len(a)<=40 else str(a)[:40]+'…'!r}, not a JSON object (cut off?)"
+    notes.append((i, f"tool call {_tc_id(tc)} {what}: sent as {{}}"))
+    f = _get(tc, 'function')
+    if isinstance(tc, dict): return {**tc, 'function': {**f, 'arguments': '{}'}}
+    tc.function = type(f)(name=_get(f, 'name'), arguments='{}')  # a copy (`_copy_msg`): the history's call keeps its arguments
+    return tc
+
 def _needs_fit(m, kind, cache, answered=()):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
     if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind): return True
@@ -106,6 +124,7 @@ def _needs_fit(m, kind, cache, answered=()):
     for tc in _get(m, 'tool_calls') or []:
         tid = _tc_id(tc)
         if fit_id(tid, kind)!=tid or _server_call(tid, kind, answered) or (not cache and _get(tc, 'cache_control')): return True
+        if kind in _object_args and not _args_object(_get(tc, 'function', 'arguments')): return True
     c = _get(m, 'content')
     return not cache and isinstance(c, list) and any(isinstance(p, dict) and 'cache_control' in p for p in c)
 
@@ -131,8 +150,8 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=()):
         if (new := fit_id(tid, kind))!=tid:
             ids[tid] = new; _set_id(tc, new)
             notes.append((i, f"tool call id {tid} sent as {new}"))
-        keep.append(tc)
-    if len(keep)!=len(tcs):
+        keep.append(_fit_args(tc, kind, notes, i))
+    if len(keep)!=len(tcs) or any(a is not b for a,b in zip(keep, tcs)):
         set_('tool_calls', keep or None)
         if not keep and not _get(m, 'content'): set_('content', '.')
 

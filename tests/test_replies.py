@@ -1,0 +1,120 @@
+"""Replies a provider sends that would make the history invalid (reused, missing or odd tool-call ids, `tool_calls: []`,
+no choices, a call cut off mid-arguments), and requests litellm cannot build: through the fake provider."""
+import json, time, warnings
+import pytest, litellm
+from lisette import *
+from lisette.chat import EmptyReplyError
+from lisette.history import check_hist
+from lisette.messages import _role
+from lisette.testing import Reply
+
+def add(a:int, b:int=0) -> int:
+    "Add two numbers"
+    return a + b
+
+def _call_ids(hist): return [tc.id for m in hist if _role(m)=='assistant' and m.tool_calls for tc in m.tool_calls]
+
+def _quiet(f, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        return f(*args, **kw)
+
+@pytest.mark.parametrize('stream', [False, True])
+@pytest.mark.parametrize('name', ['openai', 'anthropic'])  # (Gemini's calls carry no id litellm keeps; Responses' litellm takes from the item)
+def test_reused_call_ids_get_their_own(fake_provider, name, stream):
+    "A provider that numbers its calls afresh each reply ('call_0' twice): the second call gets a new id before its tool runs; the turn and the next one work"
+    fp = fake_provider
+    m, kw = {'openai': 'openai/gpt-4o-mini', 'anthropic': 'anthropic/claude-sonnet-4-5'}[name], dict(api_base=getattr(fp, name+'_base'), api_key='k')
+    fp.queue(Reply(tool_calls=[dict(name='add', arguments={'a': 1, 'b': 2}, id='call_0')]),
+             Reply(tool_calls=[dict(name='add', arguments={'a': 3, 'b': 4}, id='call_0')]), 'done', 'again')
+    chat = Chat(m, tools=[add], **kw)
+    r = _quiet(chat, 'go', max_steps=5, stream=stream)
+    if stream: list(r)
+    ids = _call_ids(chat.hist)
+    assert ids[0]=='call_0' and len(set(ids))==2, ids
+    assert [tr['tool_call_id'] for tr in chat.hist if _role(tr)=='tool'] == ids
+    assert check_hist(chat.hist) is None
+    assert [a for a in chat.adjustments if a.kind=='tool_call_id'][0].detail.startswith("the reply's add call: its id 'call_0' is already used")
+    assert contents(_quiet(chat, 'and now?')).content == 'again'  # the provider took the history
+    assert Chat(m, hist=chat.hist).hist == chat.hist  # and the history is valid as a whole (it was not, before)
+
+def test_reused_call_ids_across_turns(fake_provider, tmp_path):
+    "Ids reused in a later turn are renamed too, so the chat saves and loads again"
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[dict(name='add', arguments={'a': 1}, id='call_0')]), 'one',
+             Reply(tool_calls=[dict(name='add', arguments={'a': 2}, id='call_0')]), 'two')
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    _quiet(chat, 'first'); _quiet(chat, 'second')
+    assert len(set(_call_ids(chat.hist))) == 2
+    assert load_chat(chat.save(tmp_path/'c.json')).hist == chat.hist
+
+def _oa_body(msg, finish='tool_calls', choices=None):
+    return json.dumps({'id': 'chatcmpl-x', 'object': 'chat.completion', 'created': 1, 'model': 'gpt-4o-mini',
+                       'choices': [{'index': 0, 'message': msg, 'finish_reason': finish}] if choices is None else choices,
+                       'usage': {'prompt_tokens': 7, 'completion_tokens': 3, 'total_tokens': 10}}).encode()
+
+@pytest.mark.parametrize('tid', ['', 5])
+def test_missing_or_odd_call_id(fake_provider, tid):
+    "A call with an empty or non-string id gets one, before its tool runs: its result answers it, and OpenAI takes the history"
+    fp = fake_provider
+    fp.queue(Reply(raw=_oa_body({'role': 'assistant', 'content': None, 'tool_calls': [
+        {'id': tid, 'type': 'function', 'function': {'name': 'add', 'arguments': '{"a": 1, "b": 2}'}}]})), 'three')
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    assert contents(_quiet(chat, 'go')).content == 'three'
+    new = _call_ids(chat.hist)[0]
+    assert isinstance(new, str) and new and chat.hist[2]['tool_call_id'] == new and chat.hist[2]['content'] == '3'
+    assert fp.last['messages'][1]['tool_calls'][0]['id'] == new
+    assert [a.kind for a in chat.adjustments if a.kind=='tool_call_id'] == ['tool_call_id']
+
+def test_empty_tool_calls_list_not_sent_back(fake_provider):
+    "A reply with `tool_calls: []` (some OpenAI-compatible servers) is stored without it: OpenAI rejects the empty list in a request"
+    fp = fake_provider
+    fp.queue(Reply(raw=_oa_body({'role': 'assistant', 'content': 'Hello', 'tool_calls': []}, 'stop')), 'fine')
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    _quiet(chat, 'hi')
+    assert not chat.hist[1].tool_calls
+    assert contents(_quiet(chat, 'more')).content == 'fine'
+    assert 'tool_calls' not in fp.last['messages'][1]
+
+def test_no_choices(fake_provider):
+    "A 200 reply with `choices: []`: EmptyReplyError, sent once, its usage counted, the history as it was"
+    fp = fake_provider
+    fp.queue(Reply(raw=_oa_body(None, choices=[])), 'never sent')
+    chat = Chat('openai/gpt-4o-mini', retries=3, api_base=fp.openai_base, api_key='k')
+    with pytest.raises(EmptyReplyError, match='answered with no choices'): _quiet(chat, 'hi')
+    assert (len(fp.requests), chat.hist, chat.use.prompt_tokens) == (1, [], 7)
+
+def _cut_off_stream():
+    "An Anthropic stream whose tool call is cut off by max_tokens in the middle of its arguments"
+    ev = lambda e, d: f"event: {e}\ndata: {json.dumps(d)}\n\n"
+    return ''.join([
+        ev('message_start', {'type': 'message_start', 'message': {'id': 'msg_1', 'type': 'message', 'role': 'assistant', 'model': 'claude-sonnet-4-5',
+            'content': [], 'stop_reason': None, 'stop_sequence': None, 'usage': {'input_tokens': 10, 'output_tokens': 1}}}),
+        ev('content_block_start', {'type': 'content_block_start', 'index': 0, 'content_block': {'type': 'tool_use', 'id': 'toolu_01', 'name': 'add', 'input': {}}}),
+        ev('content_block_delta', {'type': 'content_block_delta', 'index': 0, 'delta': {'type': 'input_json_delta', 'partial_json': '{"a": 1, "b'}}),
+        ev('content_block_stop', {'type': 'content_block_stop', 'index': 0}),
+        ev('message_delta', {'type': 'message_delta', 'delta': {'stop_reason': 'max_tokens', 'stop_sequence': None}, 'usage': {'output_tokens': 5}}),
+        ev('message_stop', {'type': 'message_stop'})]).encode()
+
+def test_cut_off_call_does_not_wedge_the_chat(fake_provider):
+    "A call cut off mid-arguments stays in the history as sent; Anthropic gets `{}` for it (litellm cannot convert it), said in adjustments"
+    fp = fake_provider
+    fp.queue(Reply(raw=_cut_off_stream()), 'after the cut', 'and again', 'and more')
+    chat = Chat('anthropic/claude-sonnet-4-5', tools=[add], api_base=fp.anthropic_base, api_key='k')
+    _quiet(lambda: list(chat('add 1 and 2', stream=True)))
+    assert chat.hist[1].tool_calls[0].function.arguments == '{"a": 1, "b'
+    for q in ('next', 'more'): _quiet(chat, q)  # every later turn works
+    sent = fp.last['messages'][1]['content']
+    assert [b['input'] for b in sent if b['type']=='tool_use'] == [{}]
+    assert any(a.kind=='switch' and 'not a JSON object' in a.detail for a in chat.adjustments)
+
+@pytest.mark.parametrize('model,base', [('openai/gpt-4o-mini', 'openai_base'), ('openai/responses/gpt-5.4', 'responses_base'),
+                                        ('gemini/gemini-3-flash-preview', 'gemini_base')])
+def test_unbuildable_request_not_retried(fake_provider, model, base):
+    "A request litellm cannot build (a lone surrogate in the system prompt): raised at once, nothing sent, no backoff"
+    fp = fake_provider
+    chat = Chat(model, sp='Be \ud800 brief', retries=3, api_base=getattr(fp, base), api_key='k')
+    t = time.monotonic()
+    with pytest.raises(Exception, match='surrogates not allowed'): _quiet(chat, 'hi')
+    assert (len(fp.requests), chat.hist) == (0, [])
+    assert time.monotonic()-t < 0.4  # (retried, it took 3.5 s of backoff)
