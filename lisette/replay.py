@@ -39,33 +39,80 @@ class ReplayFileError(BaseException):
         super().__init__(f"Replay recording {self.path}, line {line}: {problem}. Fix or delete that line (a deleted one is "
                          f"recorded again in mode 'auto'), or restore the file from version control.")
 
-def _record_problem(d):
-    "What is wrong with recording line `d` (parsed JSON), or None"
-    if not isinstance(d, dict): return f"expected a JSON object, got {type(d).__name__}"
-    for k,t,nm in (('key', str, 'a string'), ('response', str, 'a string')):
-        if k not in d: return f"no {k!r} field"
-        if not isinstance(d[k], t): return f"{k!r} is {type(d[k]).__name__}, not {nm}"
-    if not isinstance(d.get('headers') or {}, dict): return f"'headers' is {type(d['headers']).__name__}, not an object"
-    st = d.get('status_code', 200)
-    if not isinstance(st, int) or isinstance(st, bool) or not 100<=st<=599: return f"'status_code' is {st!r}, not an HTTP status"
-    if d.get('binary'):
-        try: base64.b64decode(d['response'], validate=True)
+def _unreadable(e):
+    "What `json.loads` raising `e` says of the text: where it is broken, or which of Python's limits it exceeds"
+    if isinstance(e, json.JSONDecodeError): return f"not valid JSON ({e.msg.removesuffix(' at')} at character {e.pos+1})"
+    if isinstance(e, RecursionError): return "JSON nested too deeply for Python"
+    return f"JSON Python cannot read ({str(e).split(':')[0]})"  # e.g. an integer of over 4300 digits
+
+# %% ../nbs/10_replay.ipynb #2cb12f14
+def _headers_problem(hdrs):
+    "What is wrong with a record's `headers` object for rebuilding the response, or None"
+    if not isinstance(hdrs, dict): return f"'headers' is {type(hdrs).__name__}, not an object"
+    for k,v in hdrs.items():
+        if not isinstance(v, str): return f"header {k!r} is {type(v).__name__}, not a string"
+        if not k.isascii(): return f"header name {k!r:.60} is not ASCII"  # httpx encodes headers as ASCII
+        if not v.isascii(): return f"header {k!r} is {v!r:.60}, not ASCII"
+        if k.lower()=='content-encoding' and v.strip().lower() not in ('', 'identity'):
+            return f"header {k!r} is {v!r:.60}, but recorded bodies are stored decoded"
+
+# %% ../nbs/10_replay.ipynb #99799abf
+def _status_problem(st):
+    "What is wrong with a record's `status_code`, or None"
+    if not isinstance(st, int) or isinstance(st, bool) or not 100<=st<=599: return f"'status_code' is {st!r:.40}, not an HTTP status"
+    if not cc._recordable(st): return f"'status_code' is {st}, which cachy never records (only 2xx, and 4xx but 408 and 429)"
+
+# %% ../nbs/10_replay.ipynb #82b84ad2
+def _media_type(hdrs):
+    "Lowercased media type of the `content-type` in `hdrs`, or ''"
+    return next((v.split(';')[0].strip().lower() for k,v in hdrs.items() if k.lower()=='content-type'), '')
+
+def _body_problem(d, hdrs):
+    "What is wrong with the body of record `d` (with headers `hdrs`), or None"
+    body,binary = d['response'], d.get('binary')
+    if binary is not None and not isinstance(binary, bool): return f"'binary' is {type(binary).__name__}, not true or false"
+    if binary:
+        try: body = base64.b64decode(body, validate=True)
         except ValueError: return "'binary' is set but 'response' is not valid base64"
+    else:
+        try: body.encode('utf-8')
+        except UnicodeEncodeError as e: return f"'response' has a lone surrogate ({body[e.start]!r} at character {e.start+1}), not UTF-8 text"
+    mt = _media_type(hdrs)
+    if not (mt=='application/json' or mt.endswith('+json')) or not 200<=d.get('status_code', 200)<300: return
+    try: json.loads(body)
+    except (ValueError, RecursionError) as e: return f"'response' is {_unreadable(e)}, though its content-type is {mt}"
+
+# %% ../nbs/10_replay.ipynb #2d076a11
+def _record_problem(d):
+    "What is wrong with recording line `d` (parsed JSON) for replaying it, or None"
+    if not isinstance(d, dict): return f"expected a JSON object, got {type(d).__name__}"
+    for k in ('key', 'response'):
+        if k not in d: return f"no {k!r} field"
+        if not isinstance(d[k], str): return f"{k!r} is {type(d[k]).__name__}, not a string"
+    hdrs = d['headers'] if d.get('headers') is not None else {}  # cachy writes an object, and takes null as none
+    return _headers_problem(hdrs) or _status_problem(d.get('status_code', 200)) or _body_problem(d, hdrs)
+
+# %% ../nbs/10_replay.ipynb #47fd69ca
+_splitlines_breaks = re.compile('[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]')  # where str.splitlines breaks, besides '\n'
+
+def _records(path):
+    "Yield (line number, line, record) for each non-blank line of recording `path`, raising `ReplayFileError` at a bad one"
+    with open(path, 'rb') as f:
+        for i,b in enumerate(f, 1):
+            try: l = b.decode('utf-8')
+            except UnicodeDecodeError as e: raise ReplayFileError(path, i, f"not UTF-8 text (byte {e.start+1})") from None
+            if not l.strip(): continue
+            try: d = json.loads(l)
+            except (ValueError, RecursionError) as e: raise ReplayFileError(path, i, _unreadable(e)) from None
+            if pr := _record_problem(d): raise ReplayFileError(path, i, pr)
+            if m := _splitlines_breaks.search(l.rstrip('\r\n')):
+                raise ReplayFileError(path, i, f"a line break {m[0]!r} inside the line, where cachy's writer would split it")
+            yield i,l,d
 
 def _read_recording(path, key=None):
     "The record for cachy `key` in recording `path` (None if absent); with `key=None`, check every line"
-    p = Path(path)
-    if not p.exists(): return None
-    with open(p, 'rb') as f:
-        for i,b in enumerate(f, 1):
-            try: l = b.decode('utf-8')
-            except UnicodeDecodeError as e: raise ReplayFileError(p, i, f"not UTF-8 text (byte {e.start+1})") from None
-            if not l.strip(): continue
-            try: d = json.loads(l)
-            except json.JSONDecodeError as e: raise ReplayFileError(p, i, f"not valid JSON ({e.msg} at column {e.colno})") from None
-            except RecursionError: raise ReplayFileError(p, i, "not valid JSON (nested too deeply)") from None
-            if pr := _record_problem(d): raise ReplayFileError(p, i, pr)
-            if key is not None and d['key']==key: return d
+    if not Path(path).exists(): return None
+    return next((d for _,_,d in _records(path) if d['key']==key), None)
 
 # %% ../nbs/10_replay.ipynb #3c344f5b
 _state = None
@@ -147,9 +194,8 @@ def recording_secrets(path='cachy.jsonl'): # Recording to check
     "Problems found in recording `path`: (line number, description) for each key value, auth header or key-shaped string"
     keys = {os.environ[k]: k for k in key_vars if os.environ.get(k) and os.environ[k]!=placeholder_key}
     res = []
-    for i,l in enumerate(Path(path).read_text().splitlines(), 1):
-        if not l.strip(): continue
-        hdrs = {k.lower() for k in (json.loads(l).get('headers') or {})}
+    for i,l,d in _records(path):
+        hdrs = {k.lower() for k in (d.get('headers') or {})}
         res += [(i, f"header {h}") for h in sorted(hdrs & set(_secret_hdrs))]
         res += [(i, f"value of ${nm}") for v,nm in keys.items() if v in l]
         res += [(i, f"key-like string {m[:6]}…") for m in _key_pat.findall(l)]

@@ -1,6 +1,6 @@
 """Record/replay with lisette.replay (cachy underneath): sessions recorded against the fake provider on a fixed port replay
 identically with the server stopped and no key; misses name the request; recordings hold no secrets."""
-import asyncio, json, os, shutil, socket, subprocess, sys
+import asyncio, json, os, shutil, socket, subprocess, sys, time
 from pathlib import Path
 import httpx, pytest
 from cachy import enable_cachy, disable_cachy
@@ -287,3 +287,73 @@ def test_recording_damaged_while_replaying_is_not_a_connection_error(port, cache
                     if kind=='stream': list(r)
         assert fp.requests == []
     assert ei.value.path == str(cache) and c.hist == []
+
+
+# ---- a recording is untrusted input: every field replay uses is checked when the file is read ----
+
+def _edit(**kw):
+    "Damage: line 2 with fields `kw` changed (written as ASCII JSON, as cachy writes)"
+    return lambda ls: [ls[0], json.dumps({**json.loads(ls[1]), **kw})]
+
+def _cut_body(ls):
+    d = json.loads(ls[1])
+    return [ls[0], json.dumps({**d, 'response': d['response'][:len(d['response'])//2]})]
+
+FIELD_DAMAGE = {
+    'header-int': (_edit(headers={'content-type': 5}), "header 'content-type' is int, not a string"),
+    'header-null-value': (_edit(headers={'content-type': None}), "header 'content-type' is NoneType, not a string"),
+    'header-not-ascii': (_edit(headers={'content-type': 'application/json; é'}), "header 'content-type' is 'application/json; é', not ASCII"),
+    'header-name-not-ascii': (_edit(headers={'é': 'x'}), "header name 'é' is not ASCII"),
+    'content-encoding': (_edit(headers={'content-type': 'application/json', 'content-encoding': 'gzip'}), "stored decoded"),
+    'headers-falsy': (_edit(headers=0), "'headers' is int, not an object"),
+    'status-500': (_edit(status_code=500), "'status_code' is 500, which cachy never records"),
+    'status-429': (_edit(status_code=429), "'status_code' is 429, which cachy never records"),
+    'status-301': (_edit(status_code=301), "'status_code' is 301, which cachy never records"),
+    'binary-str': (_edit(binary='yes'), "'binary' is str, not true or false"),
+    'lone-surrogate': (_edit(response='{"x": "\ud800"}'), "'response' has a lone surrogate ('\\ud800' at character 8)"),
+    'json-body-cut': (_cut_body, "'response' is not valid JSON (Unterminated string"),
+    'json-body-empty': (_edit(response=''), "'response' is not valid JSON (Expecting value at character 1)"),
+    'json-body-binary-garbage': (_edit(binary=True, response='AAAA'), "'response' is not valid JSON"),
+    'huge-integer': (lambda ls: [ls[0], ls[1][:-1] + ', "n": 1' + '0'*5000 + '}'], "JSON Python cannot read (Exceeds the limit (4300 digits)"),
+    'cr-between-tokens': (lambda ls: [ls[0], ls[1].replace(', "response"', ',\r"response"', 1)], "a line break '\\r' inside the line"),
+    'u2028-in-string': (lambda ls: [ls[0], json.dumps({**json.loads(ls[1]), 'note': 'a\u2028b'}, ensure_ascii=False)],
+                        "a line break '\\u2028' inside the line"),
+}
+
+@pytest.mark.parametrize('name', FIELD_DAMAGE)
+def test_damaged_field_is_reported_when_the_file_is_read(port, cache, name):
+    "Each of these passed the old check and failed only when the response was rebuilt (or, for line breaks, when cachy rewrote the file)"
+    damage, problem = FIELD_DAMAGE[name]
+    url = _record_two(port, cache)
+    assert json.loads(cache.read_text().splitlines()[1])['headers'] == {'content-type': 'application/json'}
+    cache.write_bytes(('\n'.join(damage(cache.read_text().splitlines())) + '\n').encode('utf-8'))
+    with pytest.raises(ReplayFileError) as ei: enable_replay(cache, mode='replay', doms=(url,))
+    assert (ei.value.path, ei.value.line) == (str(cache), 2) and problem in ei.value.problem
+
+@pytest.mark.parametrize('kind', ['sync', 'stream', 'async'])
+def test_bad_header_while_replaying_is_named_at_once(port, cache, kind):
+    "The reviewer's case: a non-string header value used to surface as a retried InternalServerError after ~3.7 s"
+    url = _record_two(port, cache)
+    with replaying(cache, mode='replay', doms=(url,)):
+        cache.write_text(''.join(json.dumps({**json.loads(l), 'headers': {'content-type': 5}})+'\n' for l in cache.read_text().splitlines()))
+        c = (AsyncChat if kind=='async' else Chat)('openai/gpt-4o-mini', api_base=url+'/v1', api_key='k')
+        t0 = time.monotonic()
+        with pytest.raises(ReplayFileError, match=r"line 1: header 'content-type' is int") as ei:
+            if kind=='async': asyncio.run(c("first"))
+            else:
+                r = c("first", stream=kind=='stream')
+                if kind=='stream': list(r)
+    assert time.monotonic()-t0 < 1 and ei.value.path == str(cache) and c.hist == []
+
+SECRETS_DAMAGE = {'array': (b'[1, 2]', 'expected a JSON object, got list'), 'cut': (b'{"key": "b", "response": "y"', 'not valid JSON'),
+                  'headers-list': (b'{"key": "b", "response": "y", "headers": [1]}', "'headers' is list, not an object"),
+                  'not-utf8': (b'\xff', 'not UTF-8 text (byte 1)'),
+                  'u2028': ('{"key": "b", "response": "y\u2028z"}'.encode(), "a line break '\\u2028'")}
+
+@pytest.mark.parametrize('name', SECRETS_DAMAGE)
+def test_recording_secrets_names_a_damaged_line(cache, name):
+    "It used to raise a raw AttributeError, JSONDecodeError or UnicodeDecodeError"
+    line, problem = SECRETS_DAMAGE[name]
+    cache.write_bytes(b'{"key": "a", "response": "x"}\n' + line + b'\n')
+    with pytest.raises(ReplayFileError) as ei: recording_secrets(cache)
+    assert (ei.value.path, ei.value.line) == (str(cache), 2) and problem in ei.value.problem
