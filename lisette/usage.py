@@ -156,21 +156,60 @@ _upgrades = { # SQL run after adding a version's columns to an older table
 class UsageLogError(Exception): "The usage database cannot be used as it is"
 
 # %% ../nbs/03_usage.ipynb #daf0f6f6
-def _migrate(c:sqlite3.Connection):
-    "Create the `usage` table, or add the columns that an older schema version lacks"
-    if c.execute('PRAGMA user_version').fetchone()[0]==SCHEMA_VERSION: return
+_APP_ID = int.from_bytes(b'LstU', 'big') # `PRAGMA application_id` of a database lisette created: "lisette usage"
+_use_instead = "use a database that LisetteUsageLogger created (it creates one at a new path)"
+
+def _schema_cols(v:int)->list:
+    "Columns of lisette's `usage` table at schema version `v`"
+    return ['id'] + [n for n,_,added in _cols if added<=v]
+
+def _some(names, n=3): return ', '.join(names[:n]) + (f" and {len(names)-n} more" if len(names)>n else '')
+
+def _not_lisettes(p, why): return UsageLogError(f"{p} is not a lisette usage database: {why}. Lisette leaves it as it is: {_use_instead}.")
+
+def _lisette_version(c:sqlite3.Connection, p)->int|None:
+    "Schema version of the lisette usage database `p` (open as `c`), None if it is empty; `UsageLogError` if it is not lisette's"
+    app, v = [c.execute(f'PRAGMA {k}').fetchone()[0] for k in ('application_id', 'user_version')]
+    if app not in (0, _APP_ID): raise _not_lisettes(p, f"its application_id {app:#x} is another program's")
+    tables = [o[0] for o in c.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+    if 'usage' not in tables:
+        if not tables and v==0: return None
+        raise _not_lisettes(p, f"it has tables ({_some(tables)}) but no `usage` table" if tables else f"it has no tables, yet its user_version is {v}")
+    if v>SCHEMA_VERSION:
+        if app==_APP_ID: raise UsageLogError(f"{p} was written by a newer lisette (usage schema v{v}; this one knows up to v{SCHEMA_VERSION}): upgrade lisette")
+        raise _not_lisettes(p, f"its user_version {v} is no lisette schema version")
+    v, have = max(v,1), {o[1] for o in c.execute('PRAGMA table_info(usage)')}
+    want = _schema_cols(v)
+    missing, extra = [n for n in want if n not in have], sorted(have-set(want))
+    if missing or extra:
+        why = ', and '.join(filter(None, [missing and f"lacks {_some(missing)}", extra and f"has {_some(extra)}"]))
+        raise _not_lisettes(p, f"its `usage` table has other columns: it {why}")
+    return v
+
+# %% ../nbs/03_usage.ipynb #35829b25
+def _db_error(p, e:sqlite3.Error)->UsageLogError:
+    "A `UsageLogError` for SQLite's error `e` on database `p`, saying what to do"
+    msg, err = str(e), f"sqlite3.{type(e).__name__}: {e}"
+    if 'not a database' in msg: return UsageLogError(f"{p} is not a SQLite database ({err}): {_use_instead}.")
+    if 'malformed' in msg or 'corrupt' in msg:
+        return UsageLogError(f"{p} is damaged ({err}): restore it from a backup, or salvage its rows with `sqlite3 {p} .recover`; meanwhile log to a new file.")
+    return UsageLogError(f"{p} cannot be used ({err}): check that it is a SQLite database lisette may open, which no other program keeps locked.")
+
+# %% ../nbs/03_usage.ipynb #397c8cd1
+def _migrate(c:sqlite3.Connection, p):
+    "Create lisette's `usage` table in empty database `p`, or add the columns an older schema version lacks"
+    if _lisette_version(c, p)==SCHEMA_VERSION: return
     c.execute('BEGIN IMMEDIATE')
     try:
-        v = c.execute('PRAGMA user_version').fetchone()[0]
-        if v>SCHEMA_VERSION: raise UsageLogError(f"usage schema v{v} is newer than this lisette's v{SCHEMA_VERSION}: upgrade lisette")
-        have = {o[1] for o in c.execute('PRAGMA table_info(usage)')}
-        if not have:
+        v = _lisette_version(c, p)  # again: another process may have changed it before we held the lock
+        if v is None:
             c.execute(f"CREATE TABLE usage (id INTEGER PRIMARY KEY, {', '.join(f'{n} {t}' for n,t,_ in _cols)})")
             c.execute("CREATE UNIQUE INDEX usage_call_id ON usage(call_id)")
-        else:
-            for n,t,_ in _cols:
-                if n not in have: c.execute(f'ALTER TABLE usage ADD COLUMN {n} {t}')
-            for ver in range(max(v,1)+1, SCHEMA_VERSION+1):
+            c.execute(f'PRAGMA application_id={_APP_ID}')
+        elif v<SCHEMA_VERSION:
+            for n,t,added in _cols:
+                if added>v: c.execute(f'ALTER TABLE usage ADD COLUMN {n} {t}')
+            for ver in range(v+1, SCHEMA_VERSION+1):
                 for sql in _upgrades.get(ver, []): c.execute(sql)
         c.execute(f'PRAGMA user_version={SCHEMA_VERSION}')
         c.execute('COMMIT')
@@ -235,8 +274,9 @@ def _connect(self:LisetteUsageLogger):
     c = sqlite3.connect(p, timeout=self.busy_timeout, check_same_thread=False, isolation_level=None, uri=p.startswith('file:'))
     try:
         c.execute(f'PRAGMA busy_timeout={int(self.busy_timeout*1000)}')
+        _migrate(c, p)  # before WAL mode, which would change the file: a database that is not lisette's stays as it was
         if c.execute('PRAGMA journal_mode').fetchone()[0].lower()!='wal': c.execute('PRAGMA journal_mode=WAL')
-        _migrate(c)
+    except sqlite3.Error as e: c.close(); raise _db_error(p, e) from e
     except BaseException: c.close(); raise
     return c
 
@@ -249,9 +289,11 @@ def _report(self:LisetteUsageLogger, e, what):
     self._conn = None
     if self._failing: return _log.debug("usage log %s still failing: %s", self.db_path, e)
     self._failing = True
-    _log.error("Usage log %s: could not %s (%s: %s). The call itself went ahead; until a write succeeds again, further "
-              "failures are only counted in `errors`. Check that the file is a writable SQLite database that no other "
-              "program keeps locked.", self.db_path, what, type(e).__name__, e)
+    # a UsageLogError names the file and says what to do; other errors get the general advice
+    why = str(e) if isinstance(e, UsageLogError) else (f"{type(e).__name__}: {e}. Check that the file is a writable SQLite "
+                                                       "database that no other program keeps locked.")
+    _log.error("Usage log %s: could not %s. %s The call itself went ahead; until a write succeeds again, further failures "
+               "are only counted in `errors`.", self.db_path, what, why)
 
 @patch
 def _open_or_report(self:LisetteUsageLogger):
@@ -379,7 +421,7 @@ class UsageTable(list):
     "Rows of a usage query: a list of dicts whose fields also read as attributes (`row.cost`), shown as a markdown table"
     def _fmt(self, k, v):
         if v is None: return ''
-        if k=='cost': return f"${v:.4f}"
+        if k=='cost' and isinstance(v, (int, float)): return f"${v:.4f}"  # anything else (a shared file's text) as it is
         if isinstance(v, int): return f"{v:,}"
         return str(v)
     def _repr_markdown_(self):
@@ -390,16 +432,21 @@ class UsageTable(list):
 
 # %% ../nbs/03_usage.ipynb #ffd8130f
 def _read(db, sql, args=()):
-    "Rows of a read-only query on usage database `db` (a logger, path or `file:` URI)"
-    p = str(db.db_path if isinstance(db, LisetteUsageLogger) else db)
+    "Rows of a read-only query on usage database `db` (a logger, path or `file:` URI); `UsageLogError` if it is not one"
+    p = uri = str(db.db_path if isinstance(db, LisetteUsageLogger) else db)
     if not p.startswith('file:'):
         if not Path(p).exists(): raise FileNotFoundError(f"No usage database at {p}: pass the path given to LisetteUsageLogger")
-        p = Path(p).absolute().as_uri() + '?mode=ro'
-    c = sqlite3.connect(p, uri=True)
+        uri = Path(p).absolute().as_uri() + '?mode=ro'
     try:
-        c.row_factory = sqlite3.Row
-        return UsageTable(AttrDict(o) for o in c.execute(sql, args))
-    finally: c.close()
+        c = sqlite3.connect(uri, uri=True)
+        try:
+            v = _lisette_version(c, p)
+            if v is None: raise UsageLogError(f"{p} is an empty database, with no usage log in it: {_use_instead}.")
+            if v<SCHEMA_VERSION: raise UsageLogError(f"{p} was written by an older lisette (usage schema v{v}): open it once with LisetteUsageLogger, which brings it up to date, then query it.")
+            c.row_factory = sqlite3.Row
+            return UsageTable(AttrDict(o) for o in c.execute(sql, args))
+        finally: c.close()
+    except sqlite3.Error as e: raise _db_error(p, e) from e
 
 def _where(user_id=None, since=None):
     "SQL condition and arguments for an optional user and start time (datetime or unix seconds)"

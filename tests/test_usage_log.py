@@ -6,7 +6,7 @@ from litellm.types.utils import Usage
 from lisette import Chat, AsyncChat, contents
 from lisette.testing import Reply
 from lisette.usage import (LisetteUsageLogger, total_cost, usage_by_model, usage_by_day, costliest_calls, usage_row,
-                           UsageTable, SCHEMA_VERSION, _cols)
+                           UsageTable, UsageLogError, SCHEMA_VERSION, _cols, _schema_cols, _APP_ID)
 
 MSGS = [{'role': 'user', 'content': 'Hi'}]
 VALUE_COLS = ['model', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cached_tokens', 'cache_read_tokens',
@@ -317,7 +317,9 @@ def test_corrupt_database(fake_provider, usage_log, tmp_path, caplog):
 
 def test_newer_schema_is_refused_without_breaking_calls(fake_provider, usage_log, tmp_path, caplog):
     fp, db = fake_provider, tmp_path/'usage.db'
-    c = sqlite3.connect(db); c.execute('CREATE TABLE usage (id INTEGER PRIMARY KEY, x TEXT)'); c.execute('PRAGMA user_version=99'); c.commit(); c.close()
+    # a newer lisette's database carries lisette's application id, as every database lisette creates does
+    c = sqlite3.connect(db); c.execute('CREATE TABLE usage (id INTEGER PRIMARY KEY, x TEXT)'); c.execute('PRAGMA user_version=99')
+    c.execute(f'PRAGMA application_id={_APP_ID}'); c.commit(); c.close()
     lg = usage_log(db=db)
     assert 'upgrade lisette' in _three_calls_then_one_error(fp, lg, caplog)
 
@@ -484,3 +486,100 @@ def test_usage_default_order_is_when_calls_finished(tmp_path):
             lg.record(dict(timestamp=ts, model='m', prompt_tokens=i, call_id=f'c{i}'))
         assert [o.prompt_tokens for o in lg.usage()] == [0, 2, 1]
         assert [o.prompt_tokens for o in lg.usage(order_by='id')] == [0, 1, 2]
+
+# ---- databases that are not lisette's: a shared file is untrusted input ----
+
+def _sql_db(p, *sql):
+    "A database at `p` made by running `sql`, as another program would"
+    c = sqlite3.connect(p)
+    for o in sql: c.execute(o)
+    c.commit(); c.close()
+    return p
+
+def _lisette_db(p):
+    lg = LisetteUsageLogger(p); lg.record(dict(model='m', cost=1.0, timestamp=1.0)); lg.close()
+    return p
+
+def _cut(p, n=None):
+    b = _lisette_db(p).read_bytes(); p.write_bytes(b[:n or len(b)//2])
+
+_v2_table = f"CREATE TABLE usage ({', '.join(_schema_cols(SCHEMA_VERSION))})"
+NOT_LISETTES = { # name: (make the file at p, what the UsageLogError says besides the path)
+    'text': (lambda p: p.write_text('hello, not a database\n'*10), 'is not a SQLite database'),
+    'truncated': (_cut, 'is damaged'),
+    'header_only': (lambda p: _cut(p, 100), 'is damaged'),
+    'other_app': (lambda p: _sql_db(p, 'CREATE TABLE notes (x)'), 'has tables (notes) but no `usage` table'),
+    'their_usage_table': (lambda p: _sql_db(p, 'CREATE TABLE usage (id INTEGER PRIMARY KEY, model TEXT)', "INSERT INTO usage (model) VALUES ('m')"),
+                          'it lacks timestamp, user_id, prompt_tokens and 7 more'),
+    'their_usage_table_v2': (lambda p: _sql_db(p, 'CREATE TABLE usage (id INTEGER PRIMARY KEY, model TEXT)', 'PRAGMA user_version=2'), 'it lacks timestamp'),
+    'extra_column': (lambda p: _sql_db(p, _v2_table, 'ALTER TABLE usage ADD COLUMN note TEXT', 'PRAGMA user_version=2'), 'it has note'),
+    'no_table_v2': (lambda p: _sql_db(p, 'PRAGMA user_version=2'), 'it has no tables, yet its user_version is 2'),
+    'unknown_version': (lambda p: _sql_db(p, _v2_table, 'PRAGMA user_version=7'), 'its user_version 7 is no lisette schema version'),
+    'other_app_id': (lambda p: _sql_db(p, _v2_table, 'PRAGMA user_version=2', 'PRAGMA application_id=1196444487'), "application_id 0x47504b47 is another program's")}
+
+@pytest.fixture(params=list(NOT_LISETTES))
+def not_lisettes(request, tmp_path):
+    "(path, expected words) of a file that is not a usable lisette usage database"
+    make, words = NOT_LISETTES[request.param]
+    p = tmp_path/f'{request.param}.db'
+    make(p)
+    return p, words
+
+def _files(d): return {o.name: o.read_bytes() for o in d.iterdir()}
+
+@pytest.mark.parametrize('query', [usage_by_model, usage_by_day, costliest_calls])
+def test_queries_on_a_database_that_is_not_lisettes(not_lisettes, query):
+    p, words = not_lisettes
+    with pytest.raises(UsageLogError) as e: query(p)
+    assert str(p) in str(e.value) and words in str(e.value)
+    assert 'LisetteUsageLogger' in str(e.value) or 'backup' in str(e.value)  # says what to do
+
+def test_queries_on_an_empty_or_older_database(tmp_path):
+    (tmp_path/'empty.db').touch()
+    with pytest.raises(UsageLogError, match='is an empty database'): usage_by_model(tmp_path/'empty.db')
+    old = _sql_db(tmp_path/'v1.db', f"CREATE TABLE usage ({', '.join(_schema_cols(1))})")
+    with pytest.raises(UsageLogError, match='written by an older lisette .*open it once with LisetteUsageLogger'): costliest_calls(old)
+
+def test_logger_leaves_a_database_that_is_not_lisettes_as_it_was(not_lisettes, tmp_path):
+    p, words = not_lisettes
+    before = _files(tmp_path)
+    lg = LisetteUsageLogger(p)  # reports, does not raise: see test_logger_on_a_database_that_is_not_lisettes_keeps_the_turn
+    assert lg.record(dict(model='m', cost=1.0)) is False and lg.errors == 2
+    lg.close()
+    assert _files(tmp_path) == before  # not a byte changed, no journal or WAL file left
+    with pytest.raises(UsageLogError) as e: lg.usage()
+    assert str(p) in str(e.value) and words in str(e.value)
+
+@pytest.mark.parametrize('case', ['other_app', 'their_usage_table', 'text'])
+def test_logger_on_a_database_that_is_not_lisettes_keeps_the_turn(fake_provider, usage_log, tmp_path, caplog, case):
+    fp, db = fake_provider, tmp_path/'theirs.db'
+    NOT_LISETTES[case][0](db)
+    before = db.read_bytes()
+    lg = usage_log(db=db)
+    msg = _three_calls_then_one_error(fp, lg, caplog)
+    assert NOT_LISETTES[case][1] in msg and 'The call itself went ahead' in msg
+    assert db.read_bytes() == before
+
+def test_lisettes_databases_are_marked_and_older_ones_still_load(tmp_path):
+    app_id = lambda p: sqlite3.connect(p).execute('PRAGMA application_id').fetchone()[0]
+    assert app_id(_lisette_db(tmp_path/'new.db')) == _APP_ID
+    # written before lisette marked its databases: known by its exact table, read, written, and left unmarked
+    pre = _sql_db(tmp_path/'pre.db', _v2_table.replace('id,', 'id INTEGER PRIMARY KEY,', 1), 'PRAGMA user_version=2',
+                  "INSERT INTO usage (model, cost, call_id) VALUES ('old', 2.0, 'a')")
+    lg = LisetteUsageLogger(pre)
+    assert lg.record(dict(model='new', cost=1.0, call_id='b')) and lg.errors == 0
+    assert [(o.model, o.cost) for o in usage_by_model(lg)] == [('old', 2.0), ('new', 1.0)]
+    lg.close()
+    assert app_id(pre) == 0
+    # the first lisette's table (fastlite's types, no version), beside an app's own tables: upgraded in place
+    v1 = _sql_db(tmp_path/'v1.db', 'CREATE TABLE todos (x)', "CREATE TABLE usage ([id] INTEGER PRIMARY KEY, " +
+                 ', '.join(f'[{n}] {dict(REAL="FLOAT").get(t, t)}' for n,t,v in _cols if v==1) + ')')
+    LisetteUsageLogger(v1).close()
+    assert usage_by_model(v1) == [] and sqlite3.connect(v1).execute('PRAGMA user_version').fetchone()[0] == SCHEMA_VERSION
+
+def test_query_table_shows_text_where_numbers_belong(tmp_path):
+    "A shared file can hold anything in its columns: the table still shows"
+    db = _lisette_db(tmp_path/'u.db')
+    _sql_db(db, "INSERT INTO usage (timestamp, model, cost, prompt_tokens) VALUES ('yesterday', 5, 'lots', 'x')")
+    md = costliest_calls(db)._repr_markdown_()
+    assert '| lots |' in md and '$1.0000' in md
