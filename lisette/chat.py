@@ -27,7 +27,7 @@ from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, request_unsent, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
+                               unreadable_reply, request_unsent, mend_chunk, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes
 from .context import check_context, context_window, count_tokens, _bytes_bound
 from dataclasses import field
@@ -330,7 +330,7 @@ def _after_response(self:Chat, r, prefill):
     m = contents(r)
     if m.role!='assistant': self._adjust(None, 'reply', f"the reply came with role {m.role!r}: stored as the assistant's"); m.role = 'assistant'
     if prefill: m.content = prefill + (m.content or '')
-    if w := _stop_warnings.get(stop_reason(r)): add_warning(r, w)
+    if w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r): add_warning(r, w)
     if not m.tool_calls: m.content = _nonblank(m.content)  # an empty reply would make every later request invalid
     u = UsageStats.from_response(r, self.markup)
     self.use += u; self.last_use += u
@@ -488,13 +488,14 @@ def _call_ids(self:Chat):
     return {_tc_id(tc) for i in self._special() for tc in (_get(h[i], 'tool_calls') or ())}
 
 @patch
-def _fix_calls(self:Chat, t, m):
-    "Make the tool calls of reply `m` valid to send back: an empty list dropped, every client call an id no other call has"
+def _fix_calls(self:Chat, t, m, made=()):
+    "Make the tool calls of reply `m` valid to send back: an empty list dropped, every client call an id no other call has (`made`: ids a stream's calls were given)"
     if (tcs := m.tool_calls) is not None and not tcs: m.tool_calls = None  # `tool_calls: []`: OpenAI rejects it in a request
     if not tcs: return
     used = self._call_ids()
     for tc in tcs:
         tid = _tc_id(tc)
+        if tid in made: self._adjust(t, 'tool_call_id', f"the reply's {_get(tc, 'function', 'name')} call came without an id: given the id {tid!r}")
         if tid.__class__ is str and (tid.startswith('srvtoolu_') or tid and tid not in used): used.add(tid); continue  # (the provider's own calls keep theirs)
         tc.id = new = random_tool_id()
         used.add(new)
@@ -510,7 +511,7 @@ def _record(self:Chat, t, r):
     elif t.final and t.step>t.max_steps: self._adjust(t, 'final_prompt', f"the {t.max_steps} tool rounds (max_steps) were used up: the final prompt was sent, tools off")
     if isinstance(hp := _hidden(r), dict): hp['lisette_adjustments'] = t.adjustments  # for the response's details
     m, u = self._after_response(r, t.prefill)
-    self._fix_calls(t, m)
+    self._fix_calls(t, m, (_hidden(r) or {}).get('lisette_made_ids', ()))
     self._fix_text(t, m, 'reply')
     note_request(self, t, r, u)  # for `chat.cache_report()`: what this request read from the prompt cache, and why not more
     self._hist.append(m)
@@ -726,9 +727,11 @@ def _incomplete(r, resp=None, why=''):
                                  f"{got or 'no answer at all'}{f', as {ct!r}' if ct else ''}. Nothing was added to the history; "
                                  "not retried, as the provider may have billed it.")
 
-def _stream_response(r, chunks):
+def _stream_response(r, chunks, seen=None):
     "The complete response of stream `r`: litellm's own build when it made one (no second build), else built from `chunks`; Gemini's per-chunk fields merged either way"
-    return merge_stream_fields(built_response(r), chunks) or _build(chunks)
+    res = merge_stream_fields(built_response(r), chunks) or _build(chunks)
+    if seen is not None and seen.made and isinstance(hp := _hidden(res), dict): hp['lisette_made_ids'] = seen.made  # for `_fix_calls` to report
+    return res
 
 def _check_stream(r, resp):
     "Raise `IncompleteStreamError` when stream `r` ended without the provider finishing it (`resp`: what it built)"
@@ -802,9 +805,11 @@ def _in_call_order(tc_res, tcs):
         if i in tc_res: tc_res[i] = tc_res.pop(i)
 
 class _Seen:
-    "Stream post-processor: citations to footnotes, and a count of chunks seen (a stream that started is not retried)"
-    n = 0
-    def __call__(self, chunk): self.n += 1; cite_footnote(chunk)
+    "Stream post-processor: citations to footnotes, ids for tool calls that came without (`mend_chunk`), and a count of chunks seen (a stream that started is not retried)"
+    def __init__(self): self.n, self.known, self.made = 0, {}, []
+    def __call__(self, chunk):
+        self.n += 1; cite_footnote(chunk)
+        if made := mend_chunk(chunk, self.known): self.made += made
 
 def _for_caller(chunk):
     "Pass stream `chunk` on? Not the choice-less usage chunk that the `include_usage` Chat asks for brings (litellm 1.110 passes it through): its usage goes into the response"
@@ -838,7 +843,7 @@ def _call(self:Chat, kw, stream):
         for o in _timed(keep_built(watch_reply(r)), lim):
             seen(o); chunks.append(o)
             if _for_caller(o): yield o
-        res = _stream_response(r, chunks)
+        res = _stream_response(r, chunks, seen)
         _check_stream(r, res)
         return res
     except Exception as e: raise _stream_failure(e, seen, r, chunks)
@@ -935,7 +940,7 @@ class AsyncChat(Chat):
                                 async for o in _atimed(keep_built(watch_reply(r)), lim):
                                     seen(o); chunks.append(o)
                                     if _for_caller(o): yield o
-                                send = _stream_response(r, chunks)
+                                send = _stream_response(r, chunks, seen)
                                 _check_stream(r, send)
                                 done = True
                             except Exception as e: raise _stream_failure(e, seen, r, chunks)

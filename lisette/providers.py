@@ -9,7 +9,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
            'unreadable_reply', 'stream_finished', 'stream_content_type', 'watch_reply', 'stream_replied',
            'stream_broke', 'stream_error', 'request_unsent', 'keep_built', 'built_response', 'merge_stream_fields',
-           'adapt_request']
+           'native_stop_warning', 'mend_chunk', 'adapt_request']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, functools, importlib.metadata, inspect, json, os, time
@@ -549,6 +549,43 @@ def merge_stream_fields(res, chunks):
     if invs: psf['server_side_tool_invocations'] = list(invs.values())
     if sigs: psf['thought_signatures'] = sigs
     return res
+
+# %% ../nbs/04_providers.ipynb #25bfb8bf
+_native_warnings = {
+    'MALFORMED_FUNCTION_CALL': "The model's tool call could not be read by the provider (MALFORMED_FUNCTION_CALL): no tool was called.",
+    'UNEXPECTED_TOOL_CALL': "The model called a tool it was not offered (UNEXPECTED_TOOL_CALL): no tool was called.",
+    'TOO_MANY_TOOL_CALLS': "The model made more tool calls than the provider allows in one reply (TOO_MANY_TOOL_CALLS): none was kept.",
+    'MALFORMED_RESPONSE': "The provider could not produce a well-formed reply (MALFORMED_RESPONSE).",
+    'MISSING_THOUGHT_SIGNATURE': "The provider rejected the history: a tool call lacked its thought signature (MISSING_THOUGHT_SIGNATURE).",
+    'ERROR': "The provider stopped with an error (ERROR).", 'error': "The provider stopped with an error (error)."}
+
+def native_stop_warning(r)->str|None:
+    "The warning for response `r` when its provider's own finish reason is a failure that litellm reports as `stop`"
+    if not (ch := getattr(r, 'choices', None)) or getattr(ch[0], 'finish_reason', None)!='stop': return None
+    psf = getattr(ch[0], 'provider_specific_fields', None)
+    return _native_warnings.get(psf.get('native_finish_reason')) if isinstance(psf, dict) else None
+
+# %% ../nbs/04_providers.ipynb #1117450d
+from .messages import random_tool_id
+
+@functools.cache
+def _idless_calls_dropped():
+    "Does the installed litellm's `stream_chunk_builder` drop a streamed tool call whose first delta has an empty id?"
+    ch = ModelResponseStream(choices=[dict(delta=dict(role='assistant', tool_calls=[dict(index=0, id='', type='function', function=dict(name='f', arguments='{}'))]))])
+    try:
+        with quiet_litellm(): return not stream_chunk_builder([ch]).choices[0].message.tool_calls
+    except Exception: return False
+
+def mend_chunk(c, known:dict)->list:
+    "Give the tool calls that start without an id in stream chunk `c` one (litellm would drop them): the ids made"
+    if not (c.choices and (tcs := c.choices[0].delta.tool_calls)): return []
+    made = []
+    for tc in tcs:
+        if tc.id: known[tc.index] = tc.id
+        elif tc.index not in known and tc.function is not None and tc.function.name and _idless_calls_dropped():
+            tc.id = known[tc.index] = random_tool_id()
+            made.append(tc.id)
+    return made
 
 # %% ../nbs/04_providers.ipynb #7058fdbb
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model

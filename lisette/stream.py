@@ -15,7 +15,7 @@ from litellm.types.utils import StreamingChoices, Delta
 from .messages import contents, tool_dtls_tag
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id
 from .usage import quiet_litellm, UsageStats
-from .providers import merge_stream_fields
+from .providers import merge_stream_fields, mend_chunk
 
 # %% ../nbs/05_stream.ipynb #dd30988f
 def _text_only(c):
@@ -50,6 +50,8 @@ def _merge_text_runs(chunks):
     return res
 
 def _build(chunks):
+    known = {}
+    for c in chunks: mend_chunk(c, known)  # a tool call that came without an id would be dropped
     with quiet_litellm(): return merge_stream_fields(stream_chunk_builder(_merge_text_runs(chunks)), chunks)  # see `lisette.providers`
 
 def stream_with_complete(gen, postproc=noop):

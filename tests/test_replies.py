@@ -118,3 +118,36 @@ def test_unbuildable_request_not_retried(fake_provider, model, base):
     with pytest.raises(Exception, match='surrogates not allowed'): _quiet(chat, 'hi')
     assert (len(fp.requests), chat.hist) == (0, [])
     assert time.monotonic()-t < 0.4  # (retried, it took 3.5 s of backoff)
+
+def _oa_sse(*deltas):
+    base = {'id': 'chatcmpl-x', 'object': 'chat.completion.chunk', 'created': 1, 'model': 'gpt-4o-mini'}
+    return (''.join(f"data: {json.dumps({**base, 'choices': [{'index': 0, 'delta': d, 'finish_reason': f}]})}\n\n" for d,f in deltas)
+            + "data: [DONE]\n\n").encode()
+
+@pytest.mark.parametrize('cls', [Chat, AsyncChat])
+async def test_streamed_call_without_id(fake_provider, cls):
+    "A streamed tool call that starts with `\"id\": \"\"` (LM Studio and others): litellm dropped it, losing the call; now it gets an id, runs, and is reported"
+    fp = fake_provider
+    fp.queue(Reply(raw=_oa_sse(({'role': 'assistant', 'tool_calls': [{'index': 0, 'id': '', 'type': 'function', 'function': {'name': 'add', 'arguments': ''}}]}, None),
+                               ({'tool_calls': [{'index': 0, 'function': {'arguments': '{"a": 1, "b": 2}'}}]}, None), ({}, 'tool_calls'))), 'three')
+    chat = cls('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        r = chat('add', stream=True)
+        if cls is AsyncChat: [o async for o in await r]
+        else: list(r)
+    tid = _call_ids(chat.hist)[0]
+    assert tid and chat.hist[2] == {'tool_call_id': tid, 'role': 'tool', 'name': 'add', 'content': '3'}
+    assert any(a.kind=='tool_call_id' and 'came without an id' in a.detail for a in chat.adjustments)
+    assert fp.last['messages'][1]['tool_calls'][0]['id'] == tid
+
+def test_gemini_malformed_call_warns(fake_provider):
+    "Gemini's MALFORMED_FUNCTION_CALL (litellm says 'stop'): the reply carries a warning saying no tool was called, not a bare '.'"
+    fp = fake_provider
+    raw = json.dumps({'candidates': [{'finishReason': 'MALFORMED_FUNCTION_CALL', 'index': 0}], 'modelVersion': 'gemini-3-flash-preview',
+                      'usageMetadata': {'promptTokenCount': 5, 'candidatesTokenCount': 1, 'totalTokenCount': 6}}).encode()
+    fp.queue(Reply(raw=raw))
+    chat = Chat('gemini/gemini-3-flash-preview', tools=[add], api_base=fp.gemini_base, api_key='k')
+    r = _quiet(chat, 'add 1 and 2')
+    if not (r.choices[0].provider_specific_fields or {}).get('native_finish_reason'): pytest.skip("this litellm keeps no native finish reason")
+    assert 'MALFORMED_FUNCTION_CALL' in contents(r).content and check_hist(chat.hist) is None
