@@ -235,6 +235,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'lisette.interop._strip_final': ('interop.html#_strip_final', 'lisette/interop.py'),
                                  'lisette.interop._strs': ('interop.html#_strs', 'lisette/interop.py'),
                                  'lisette.interop._sys_out': ('interop.html#_sys_out', 'lisette/interop.py'),
+                                 'lisette.interop._unreadable': ('interop.html#_unreadable', 'lisette/interop.py'),
                                  'lisette.interop._url_of': ('interop.html#_url_of', 'lisette/interop.py'),
                                  'lisette.interop._usage': ('interop.html#_usage', 'lisette/interop.py'),
                                  'lisette.interop._whole_hist': ('interop.html#_whole_hist', 'lisette/interop.py'),

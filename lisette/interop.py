@@ -13,7 +13,7 @@ from pathlib import Path
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, _get, _has_cache
+from .messages import check_msg, MessageFormatError, _get, _has_cache
 from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text
 from .context import _msgs_bound
 from .usage import UsageStats
@@ -31,6 +31,14 @@ class _Notes:
         elif self.items:
             warnings.warn(f"{self.what} left out what the target cannot express:\n- " + '\n- '.join(self.items),
                           LossyConversionWarning, stacklevel=3)
+
+def _unreadable(i, what, e):
+    "The `MessageFormatError` for message `i`, which could not be read as `what` (failure `e`)"
+    if isinstance(e, MessageFormatError): return e
+    why = f"it has no {e.args[0]!r}" if isinstance(e, KeyError) else str(e)
+    return MessageFormatError(f"message {i}: cannot read it as {what}: {why}", i)
+
+_misread = (KeyError, TypeError, AttributeError, IndexError, ValueError)  # what a malformed message makes a conversion raise
 
 def _note_extras(d, i, notes):
     "Note the assistant response fields (audio, images, annotations, citations) no request format carries back"
@@ -134,27 +142,30 @@ def to_anthropic(
     "`hist` in Anthropic Messages form"
     notes, system, msgs, names = _Notes(report, 'to_anthropic'), _an_parts(sp or None, None, None), [], {}
     for i,m in enumerate(hist or []):
-        d = norm_msg(m)
-        role = d['role']
-        if role in ('system', 'developer'):
-            if msgs: notes(i, f"{role} message moved to the system prompt (Anthropic has one system prompt, before the messages)")
-            system += _an_parts(d['content'], i, notes)
-        elif role=='assistant':
-            for tc in d.get('tool_calls') or []: names[tc['id']] = tc['function']['name']
-            _note_extras(_plain(m), i, notes)
-            if bs := _an_assistant(d, i, notes): msgs.append({'role': 'assistant', 'content': bs})
-            else: notes(i, "empty assistant message dropped (Anthropic rejects empty content)")
-        elif role=='tool':
-            b = _an_tool_result(d, i, notes, names)
-            if msgs and _is_results(msgs[-1]): msgs[-1]['content'].append(b)
-            else: msgs.append({'role': 'user', 'content': [b]})
-        elif role=='user':
-            if d.get('name'): notes(i, f"user name {d['name']!r} dropped (Anthropic has no message names)")
-            bs = _an_parts(d['content'], i, notes)
-            if not bs: notes(i, "empty user message dropped (Anthropic rejects empty content)")
-            elif msgs and _is_results(msgs[-1]): msgs[-1]['content'] += bs  # results first, then the user's text, in one turn
-            else: msgs.append({'role': 'user', 'content': bs})
-        else: notes(i, f"{role!r} message dropped (Anthropic has no such role)")
+        check_msg(m, i)
+        try:
+            d = norm_msg(m)
+            role = d['role']
+            if role in ('system', 'developer'):
+                if msgs: notes(i, f"{role} message moved to the system prompt (Anthropic has one system prompt, before the messages)")
+                system += _an_parts(d['content'], i, notes)
+            elif role=='assistant':
+                for tc in d.get('tool_calls') or []: names[tc['id']] = tc['function']['name']
+                _note_extras(_plain(m), i, notes)
+                if bs := _an_assistant(d, i, notes): msgs.append({'role': 'assistant', 'content': bs})
+                else: notes(i, "empty assistant message dropped (Anthropic rejects empty content)")
+            elif role=='tool':
+                b = _an_tool_result(d, i, notes, names)
+                if msgs and _is_results(msgs[-1]): msgs[-1]['content'].append(b)
+                else: msgs.append({'role': 'user', 'content': [b]})
+            elif role=='user':
+                if d.get('name'): notes(i, f"user name {d['name']!r} dropped (Anthropic has no message names)")
+                bs = _an_parts(d['content'], i, notes)
+                if not bs: notes(i, "empty user message dropped (Anthropic rejects empty content)")
+                elif msgs and _is_results(msgs[-1]): msgs[-1]['content'] += bs  # results first, then the user's text, in one turn
+                else: msgs.append({'role': 'user', 'content': bs})
+            else: notes(i, f"{role!r} message dropped (Anthropic has no such role)")
+        except _misread as e: raise _unreadable(i, 'a chat message for Anthropic', e) from None
     _strip_final(msgs, notes, len(hist or [])-1)
     notes.done()
     return _sys_out(system), msgs
@@ -214,17 +225,21 @@ def from_anthropic(
 )->list:
     "Anthropic `messages` as our chat history"
     notes, hist, names = _Notes(report, 'from_anthropic'), [], {}
-    if system: hist.append({'role': 'system', 'content': _norm_content(system if isinstance(system, str) else [_norm_part(b) for b in system])})
+    try:
+        if system: hist.append({'role': 'system', 'content': _norm_content(system if isinstance(system, str) else [_norm_part(b) for b in system])})
+    except _misread as e: raise MessageFormatError(f"system: cannot read it as an Anthropic system prompt (a str or text blocks): {e}", field='system') from None
     for i,m in enumerate(messages or []):
-        m = _plain(m)
-        c = m.get('content')
-        bs = [{'type': 'text', 'text': c}] if isinstance(c, str) else [_plain(b) for b in c or []]
-        if m.get('role')=='assistant': hist.append(_from_an_assistant(bs, i, notes, names))
-        elif m.get('role')=='user':
-            hist += [_from_an_result(b, i, notes, names) for b in bs if b.get('type')=='tool_result']
-            rest = [b for b in bs if b.get('type')!='tool_result']
-            if rest or not bs: hist.append({'role': 'user', 'content': _from_an_parts(rest, i, notes) or ''})
-        else: notes(i, f"{m.get('role')!r} message dropped (not an Anthropic role)")
+        try:
+            m = _plain(m)
+            c = m.get('content')
+            bs = [{'type': 'text', 'text': c}] if isinstance(c, str) else [_plain(b) for b in c or []]
+            if m.get('role')=='assistant': hist.append(_from_an_assistant(bs, i, notes, names))
+            elif m.get('role')=='user':
+                hist += [_from_an_result(b, i, notes, names) for b in bs if b.get('type')=='tool_result']
+                rest = [b for b in bs if b.get('type')!='tool_result']
+                if rest or not bs: hist.append({'role': 'user', 'content': _from_an_parts(rest, i, notes) or ''})
+            else: notes(i, f"{m.get('role')!r} message dropped (not an Anthropic role)")
+        except _misread as e: raise _unreadable(i, 'an Anthropic message', e) from None
     notes.done()
     return hist
 
@@ -255,16 +270,19 @@ def to_openai(
     "`hist` in OpenAI Chat Completions form, system message first"
     notes, res = _Notes(report, 'to_openai'), ([{'role': 'system', 'content': sp}] if sp else [])
     for i,m in enumerate(hist or []):
-        d = norm_msg(m)
-        if d['role'] not in ('system', 'developer', 'user', 'assistant', 'tool'):
-            notes(i, f"{d['role']!r} message dropped (not a Chat Completions role)"); continue
-        d['content'] = _norm_content(_oa_content(d['content'], i, notes))
-        if d.pop('thinking_blocks', None): notes(i, "thinking blocks dropped (OpenAI has no thinking signatures)")
-        if d.pop('reasoning_content', None): notes(i, "reasoning text dropped (OpenAI does not take reasoning back)")
-        for tc in d.get('tool_calls') or []:
-            if tc.pop('cache_control', None): notes(i, "cache_control on a tool call dropped (OpenAI has no prompt-cache checkpoints)")
-        if d['role']=='assistant': _note_extras(_plain(m), i, notes)
-        res.append(d)
+        check_msg(m, i)
+        try:
+            d = norm_msg(m)
+            if d['role'] not in ('system', 'developer', 'user', 'assistant', 'tool'):
+                notes(i, f"{d['role']!r} message dropped (not a Chat Completions role)"); continue
+            d['content'] = _norm_content(_oa_content(d['content'], i, notes))
+            if d.pop('thinking_blocks', None): notes(i, "thinking blocks dropped (OpenAI has no thinking signatures)")
+            if d.pop('reasoning_content', None): notes(i, "reasoning text dropped (OpenAI does not take reasoning back)")
+            for tc in d.get('tool_calls') or []:
+                if tc.pop('cache_control', None): notes(i, "cache_control on a tool call dropped (OpenAI has no prompt-cache checkpoints)")
+            if d['role']=='assistant': _note_extras(_plain(m), i, notes)
+            res.append(d)
+        except _misread as e: raise _unreadable(i, 'a chat message for OpenAI', e) from None
     notes.done()
     return res
 
@@ -275,10 +293,12 @@ def from_openai(
     "OpenAI `messages` as our chat history (system messages stay in it)"
     notes, res = _Notes(report, 'from_openai'), []
     for i,m in enumerate(messages or []):
-        d = _plain(m)
-        if d.get('role')=='function': notes(i, "legacy 'function' message dropped (use 'tool' messages)"); continue
-        if d.get('function_call'): notes(i, "legacy function_call dropped (use tool_calls)")
-        res.append(norm_msg(d))
+        try:
+            d = _plain(m)
+            if d.get('role')=='function': notes(i, "legacy 'function' message dropped (use 'tool' messages)"); continue
+            if d.get('function_call'): notes(i, "legacy function_call dropped (use tool_calls)")
+            res.append(check_msg(norm_msg(d), i, need_ids=False))
+        except _misread as e: raise _unreadable(i, 'an OpenAI message', e) from None
     notes.done()
     return res
 
