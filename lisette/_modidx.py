@@ -223,6 +223,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'lisette.interop._is': ('interop.html#_is', 'lisette/interop.py'),
                                  'lisette.interop._is_results': ('interop.html#_is_results', 'lisette/interop.py'),
                                  'lisette.interop._jsonable': ('interop.html#_jsonable', 'lisette/interop.py'),
+                                 'lisette.interop._no_constant': ('interop.html#_no_constant', 'lisette/interop.py'),
                                  'lisette.interop._note_extras': ('interop.html#_note_extras', 'lisette/interop.py'),
                                  'lisette.interop._num': ('interop.html#_num', 'lisette/interop.py'),
                                  'lisette.interop._oa_content': ('interop.html#_oa_content', 'lisette/interop.py'),

@@ -47,7 +47,7 @@ def _shape_ok(m, role, c, tcs):
     for p in c:
         if not (p.__class__ is dict and (t := p.get('type')).__class__ is str): return False
         if t=='text' and p.get('text').__class__ is not str: return False
-        if t=='image_url': return False  # its URL: `check_msg` says
+        if t=='image_url' or t=='file': return False  # what it holds: `check_msg` says
     return True
 
 # %% ../nbs/01b_history.ipynb #0a93189a

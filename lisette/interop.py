@@ -479,6 +479,8 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     if repairs: chat._adjust(None, 'history', f"{src}: the saved history was repaired (repair=True): " + '; '.join(repairs))
     return chat
 
+def _no_constant(c): raise ValueError(f"{c} is not a JSON value (no provider takes it)")
+
 def load_chat(
     path, # JSON file written by `save_chat`
     tools:list=None, # The chat's tools (code is not saved)
@@ -488,7 +490,7 @@ def load_chat(
 )->Chat:
     "Load a chat saved by `save_chat`; calling it continues the conversation. Where requests go comes from your arguments"
     path = Path(path)
-    try: d = json.loads(path.read_text(encoding='utf-8'))
+    try: d = json.loads(path.read_text(encoding='utf-8'), parse_constant=_no_constant)
     except json.JSONDecodeError as e: raise SavedChatError(path, 'file', f"not a saved chat: invalid JSON ({e})") from None
     except RecursionError: raise SavedChatError(path, 'file', "not a saved chat: its JSON nests too deeply") from None
     except UnicodeDecodeError as e: raise SavedChatError(path, 'file', f"not a saved chat: not UTF-8 text ({e})") from None

@@ -322,6 +322,7 @@ def _shape_problem(m, need_ids=True):
         if not (isinstance(p, dict) and isinstance(p.get('type'), str)):
             return f'content[{j}]', f"is {type(p).__name__} {str(p)[:40]!r}; a content part is a dict with a 'type', e.g. {{'type': 'text', 'text': ...}}"
         if p['type']=='text' and not isinstance(p.get('text'), str): return f'content[{j}].text', "must be a str"
+        if p['type']=='file' and not isinstance(p.get('file'), dict): return f'content[{j}].file', "must be a dict (with 'file_data' or 'file_id')"
         if p['type']=='image_url' and not _image_url(p.get('image_url')):
             return f'content[{j}].image_url', "must be the image's URL (a data: or http(s) URL), or a dict with it under 'url'"
 

@@ -476,3 +476,10 @@ async def test_load_repairs_a_broken_history_and_says_so(tmp_path, fake_provider
         if cls is AsyncChat: r = await r
         assert contents(r).content == 'ok'
         assert fp.last['messages'][2]['content'][1]['content'] == interrupted_result  # sent as the tool_result of the lost call
+
+def test_load_rejects_non_json_constants(tmp_path):
+    "NaN or Infinity in a saved chat (Python's json writes them, no provider reads them): SavedChatError, not a 500 on the next turn"
+    chat = Chat('openai/gpt-4o-mini', hist=['hi', 'hello'])
+    p = chat.save(tmp_path/'c.json')
+    p.write_text(p.read_text().replace('"content": "hello"', '"content": "hello", "x": NaN'))
+    with pytest.raises(SavedChatError, match='NaN is not a JSON value'): load_chat(p)
