@@ -118,8 +118,10 @@ _result_keys = {'role', 'tool_call_id', 'name', 'content'}
 
 def _nbytes(s): return len(s) if s.isascii() else len(s.encode('utf-8', 'surrogatepass'))
 
+_counted = {'content', 'role', 'tool_calls', 'function_call', 'provider_specific_fields'}  # a `Message`'s fields `_plain_calls` counts (or that are None)
+
 def _plain_calls(m):
-    "({id: name}, UTF-8 bytes of its text, ids, names and arguments) if `m` is a litellm `Message` asking for client tools with nothing else to check (text or no content; no thinking, checkpoints or server calls), else None"
+    "({id: name}, UTF-8 bytes of its text, ids, names and arguments or None) if `m` is a litellm `Message` asking for client tools with nothing else to check (text or no content; no thinking, checkpoints or server calls), else None"
     if m.__class__ is not Message: return None
     d = m.__dict__
     if d.get('role')!='assistant' or (tcs := d.get('tool_calls')).__class__ is not list or not tcs or d.get('thinking_blocks'): return None
@@ -127,17 +129,23 @@ def _plain_calls(m):
     if (c := d.get('content')) is None: t = ''
     elif c.__class__ is str: t = c
     else: return None
+    if d.get('name') is not None or d.get('function_call') is not None: return None  # what `check_msg` reads: ask it
     res = {}
     for tc in tcs:
         if tc.__class__ is not ChatCompletionMessageToolCall: return None
         td, tx = tc.__dict__, tc.__pydantic_extra__ or {}  # litellm keeps a call's fields in either
         tid, f = td['id'] if 'id' in td else tx.get('id'), td['function'] if 'function' in td else tx.get('function')
         if tid.__class__ is not str or tid.startswith('srvtoolu_') or 'cache_control' in td or 'cache_control' in tx or tid in res: return None
+        if (td['type'] if 'type' in td else tx.get('type')) not in (None, 'function'): return None
         fd = f.__dict__ if f.__class__ is Function else {'name': _get(f, 'name'), 'arguments': _get(f, 'arguments')}
-        if (nm := fd.get('name')).__class__ is not str or (a := fd.get('arguments')).__class__ is not str: return None
+        if (nm := fd.get('name')).__class__ is not str or not nm or (a := fd.get('arguments')).__class__ is not str: return None
         res[tid] = nm
         t += tid+nm+a
-    return res, _nbytes(t)
+    # anything else it carries (reasoning text, Gemini's signatures, audio...) counts towards a request's size: None, don't guess
+    psf = d.get('provider_specific_fields')
+    more = any(v is not None for v in (x or {}).values()) or (psf and any(v is not None for v in psf.values())) \
+           or any(v is not None for k,v in d.items() if k not in _counted)
+    return res, (None if more else _nbytes(t))
 
 def check_hist(
     msgs:list, # The history: dicts or litellm `Message`s
@@ -234,7 +242,7 @@ def _plain_bytes(
                 n += _nbytes(c+tid+(m.get('name') or '')) + 12
                 if rounds is not None: rounds.append(i)
             else: return None
-        elif open_ or (pc := _plain_calls(m)) is None or not calls.isdisjoint(pc[0]): return None
+        elif open_ or (pc := _plain_calls(m)) is None or pc[1] is None or not calls.isdisjoint(pc[0]): return None
         else:  # an assistant message asking for client tools
             open_, k = pc
             calls.update(open_)

@@ -309,8 +309,9 @@ def _shape_problem(m, need_ids=True):
         if role!='assistant': return 'tool_calls', f"is on a {role!r} message; only assistant messages request tool calls"
         if not isinstance(tcs, list): return 'tool_calls', f"is a {type(tcs).__name__}; give a list of tool calls"
         for j,tc in enumerate(tcs):
-            if not (isinstance(_get(tc, 'id'), str) and isinstance(nm := _get(tc, 'function', 'name'), str) and nm):
+            if not (isinstance(_get(tc, 'id'), str) and isinstance(nm := _get(tc, 'function', 'name'), str)):
                 return f'tool_calls[{j}]', "needs an 'id' and a 'function' with a 'name' (and JSON 'arguments')"
+            if not nm: return f'tool_calls[{j}].function.name', "is empty; give the name of the tool called"
             if not isinstance(a := _get(tc, 'function', 'arguments'), (str, NoneType)):
                 return f'tool_calls[{j}].function.arguments', f"is a {type(a).__name__}; give the arguments as a JSON string (json.dumps them)"
             if (t := _get(tc, 'type')) not in (None, 'function'): return f'tool_calls[{j}].type', f"is {t!r}; a tool call's type is 'function'"

@@ -8,7 +8,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'supported_params', 'has_search', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
            'unreadable_reply', 'stream_finished', 'stream_content_type', 'watch_reply', 'stream_replied',
-           'stream_broke', 'stream_error', 'request_unsent', 'keep_built', 'built_response', 'merge_stream_fields',
+           'stream_broke', 'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
            'native_stop_warning', 'mend_chunk', 'adapt_request']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
@@ -425,8 +425,8 @@ def _sent_errors():
     except ImportError: ClientError = OSError
     return (httpx.HTTPError, openai.APIError, ClientError, OSError, TimeoutError)
 
-def request_unsent(e)->bool:
-    "Did failure `e` happen in litellm before the request was sent (converting it), so that sending it again fails the same way?"
+def failed_locally(e)->bool:
+    "Did failure `e` arise in Python (litellm converting the request, or reading a reply) rather than from the network, so that sending the request again fails the same way?"
     sent, seen, link, root = _sent_errors(), set(), e, e
     while link is not None and id(link) not in seen:
         if isinstance(link, sent) and not type(link).__module__.startswith('litellm'): return False  # (litellm's own errors subclass the SDK's)

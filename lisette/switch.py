@@ -8,6 +8,7 @@ __all__ = ['provider_kind', 'reasoning_origin', 'fit_id', 'fit_history', 'note_a
 # %% ../nbs/06e_switch.ipynb #85b69652
 import hashlib, json, re
 from fastcore.utils import *
+from litellm.types.utils import Function
 from .messages import _get
 from .history import _copy_msg, _plain, norm_reasoning, _srv
 from .tools import _tc_id
@@ -112,9 +113,9 @@ def _fit_args(tc, kind, notes, i):
     if kind not in _object_args or _args_object(a := _get(tc, 'function', 'arguments')): return tc
     what = "has no arguments" if a in ('', None) else f"has arguments {a if isinstance(a, str) and len(a)<=40 else str(a)[:40]+'…'!r}, not a JSON object (cut off?)"
     notes.append((i, f"tool call {_tc_id(tc)} {what}: sent as {{}}"))
-    f = _get(tc, 'function')
-    if isinstance(tc, dict): return {**tc, 'function': {**f, 'arguments': '{}'}}
-    tc.function = type(f)(name=_get(f, 'name'), arguments='{}')  # a copy (`_copy_msg`): the history's call keeps its arguments
+    nm = _get(tc, 'function', 'name')
+    if isinstance(tc, dict): return {**tc, 'function': {'name': nm, 'arguments': '{}'}}
+    tc.function = Function(name=nm, arguments='{}')  # on a copy (`_copy_msg`): the history's call keeps its arguments
     return tc
 
 def _needs_fit(m, kind, cache, answered=()):

@@ -151,3 +151,41 @@ def test_gemini_malformed_call_warns(fake_provider):
     r = _quiet(chat, 'add 1 and 2')
     if not (r.choices[0].provider_specific_fields or {}).get('native_finish_reason'): pytest.skip("this litellm keeps no native finish reason")
     assert 'MALFORMED_FUNCTION_CALL' in contents(r).content and check_hist(chat.hist) is None
+
+def test_reply_call_without_name(fake_provider):
+    "A reply's call with an empty tool name: named 'unnamed_tool', answered as an unknown tool, and the next request is one OpenAI takes"
+    fp = fake_provider
+    fp.queue(Reply(raw=_oa_body({'role': 'assistant', 'content': None, 'tool_calls': [
+        {'id': 'call_1', 'type': 'function', 'function': {'name': '', 'arguments': '{}'}}]})), 'sorry', 'fine')
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    _quiet(chat, 'go')
+    assert any(a.kind=='tool_call' for a in chat.adjustments)
+    _quiet(chat, 'again')
+    assert chat.hist[1].tool_calls[0].function.name == 'unnamed_tool' and chat.hist[2]['tool_call_id'] == 'call_1'
+    assert fp.last['messages'][1]['tool_calls'][0]['function']['name'] == 'unnamed_tool' and check_hist(chat.hist) is None
+
+def test_first_request_bound_counts_reasoning(fake_provider):
+    "A loaded history whose tool-call message carries long reasoning text is bounded with it: the context warning still comes before sending"
+    from litellm import Message
+    from lisette.tools import mk_tc, mk_tc_results
+    from lisette.context import ContextWindowWarning
+    q = Message(content='Adding.', role='assistant', reasoning_content='Let me think. '*50_000, tool_calls=[mk_tc(add, a=1, b=2)])
+    hist = mk_msgs(['Add 1 and 2', q, *mk_tc_results(q, ['3']), 'It is 3.'])  # dicts and a `Message`: the shapes Chat takes in one pass
+    chat = Chat('deepseek/deepseek-chat', hist=hist, api_base=fake_provider.openai_base, api_key='k')
+    fake_provider.queue('ok')
+    with pytest.warns(ContextWindowWarning, match='takes'): _quiet_except_context(chat, 'next')
+
+def _quiet_except_context(chat, msg):
+    from lisette.chat import AdjustmentWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', AdjustmentWarning)
+        return chat(msg)
+
+@pytest.mark.parametrize('name', ['openai', 'anthropic'])
+def test_bad_gateway_is_retried(fake_provider, name):
+    "A 502 from the provider (or a proxy in front of it) is retried like a 500 or 503"
+    fp = fake_provider
+    m = {'openai': 'openai/gpt-4o-mini', 'anthropic': 'anthropic/claude-sonnet-4-5'}[name]
+    fp.queue(Reply(status=502, error='bad gateway'), 'ok')
+    chat = Chat(m, retries=2, api_base=getattr(fp, name+'_base'), api_key='k')
+    assert contents(_quiet(chat, 'hi')).content == 'ok' and len(fp.requests) == 2
