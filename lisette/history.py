@@ -133,19 +133,20 @@ def _plain_calls(m):
     res = {}
     for tc in tcs:
         if tc.__class__ is not ChatCompletionMessageToolCall: return None
-        td, tx = tc.__dict__, tc.__pydantic_extra__ or {}  # litellm keeps a call's fields in either
-        tid, f = td['id'] if 'id' in td else tx.get('id'), td['function'] if 'function' in td else tx.get('function')
-        if tid.__class__ is not str or tid.startswith('srvtoolu_') or 'cache_control' in td or 'cache_control' in tx or tid in res: return None
-        if (td['type'] if 'type' in td else tx.get('type')) not in (None, 'function'): return None
+        td, tx = tc.__dict__, tc.__pydantic_extra__ or {}  # litellm keeps a call's fields in either (mostly the extras)
+        if td: tx = {**tx, **td}
+        if (tid := tx.get('id')).__class__ is not str or tid.startswith('srvtoolu_') or 'cache_control' in tx or tid in res: return None
+        if (f := tx.get('function')) is None or tx.get('type') not in (None, 'function'): return None
         fd = f.__dict__ if f.__class__ is Function else {'name': _get(f, 'name'), 'arguments': _get(f, 'arguments')}
         if (nm := fd.get('name')).__class__ is not str or not nm or (a := fd.get('arguments')).__class__ is not str: return None
         res[tid] = nm
         t += tid+nm+a
     # anything else it carries (reasoning text, Gemini's signatures, audio...) counts towards a request's size: None, don't guess
-    psf = d.get('provider_specific_fields')
-    more = any(v is not None for v in (x or {}).values()) or (psf and any(v is not None for v in psf.values())) \
-           or any(v is not None for k,v in d.items() if k not in _counted)
-    return res, (None if more else _nbytes(t))
+    if x or len(d)>5 or (psf := d.get('provider_specific_fields')):  # (most carry no more than the five fields litellm always sets)
+        psf = d.get('provider_specific_fields')
+        if any(v is not None for v in (x or {}).values()) or (psf and any(v is not None for v in psf.values())) \
+           or any(v is not None for k,v in d.items() if k not in _counted): return res, None
+    return res, _nbytes(t)
 
 def check_hist(
     msgs:list, # The history: dicts or litellm `Message`s
