@@ -7,7 +7,7 @@ __all__ = ['tc_refs_sp', 'tool_threads', 'lite_mk_func', 'ToolResponse', 'StopRe
            'tool_pool', 'run_parallel', 'mk_tc', 'mk_tc_req', 'mk_tc_result', 'mk_tc_results']
 
 # %% ../nbs/02_tools.ipynb #6ce5f3ee
-import ast, asyncio, inspect, json, re, sys, traceback
+import ast, asyncio, functools, inspect, json, re, sys, traceback
 from functools import partial
 from dataclasses import dataclass
 from fastcore.utils import *
@@ -245,13 +245,20 @@ def _ref(v, tc_res, text):
     src = getattr(tc_res, 'src', None) or {}
     return src[k] if text and k in src else tc_res[k]
 
-def _bind(func, fn, args, tc_res=None):
-    "Keyword arguments for calling `func` (tool `fn`) with parsed `args`; raise `_ArgError` naming the problem"
+def _params(func):
+    "(keyword parameters, takes **kwargs?, type hints) of `func`"
     sig = inspect.signature(func)
     try: hints = get_type_hints(func)
     except Exception: hints = {}
     ps = {n:p for n,p in sig.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    var_kw = any(p.kind==p.VAR_KEYWORD for p in sig.parameters.values())
+    return ps, any(p.kind==p.VAR_KEYWORD for p in sig.parameters.values()), hints
+
+_params_cached = functools.lru_cache(maxsize=1024)(_params)  # reading a signature and its hints costs more than most tools' work
+
+def _bind(func, fn, args, tc_res=None):
+    "Keyword arguments for calling `func` (tool `fn`) with parsed `args`; raise `_ArgError` naming the problem"
+    try: ps, var_kw, hints = _params_cached(func)
+    except TypeError: ps, var_kw, hints = _params(func)  # (an unhashable callable)
     args = {re.sub(r'\W', '', k): v for k,v in args.items()}
     if not var_kw and (unk := [k for k in args if k not in ps]):
         raise _ArgError(f"unknown parameter {', '.join(f'`{k}`' for k in unk)} (it takes: {', '.join(f'`{n}`' for n in ps) or 'no arguments'})")
@@ -284,7 +291,12 @@ def _filter_srvtools(m):
     return [tc for tc in (_get(m, 'tool_calls') or []) if _tc_id(tc) not in ran]
 
 # %% ../nbs/02_tools.ipynb #7bec44c5
-def _schema_names(tool_schemas): return {nested_idx(o, 'function', 'name') or nested_idx(o, 'name') for o in tool_schemas or []}
+def _schema_name(o):
+    "The tool name of schema `o` (Chat Completions form, or a flat one)"
+    if not isinstance(o, dict): return nested_idx(o, 'function', 'name') or nested_idx(o, 'name')
+    return (f.get('name') if isinstance(f := o.get('function'), dict) else None) or o.get('name')
+
+def _schema_names(tool_schemas): return {_schema_name(o) for o in tool_schemas or []}
 
 def _prep_call(tc, tool_schemas, ns, tc_res=None):
     "Check `tc` and its arguments: return (func, kwargs), or (None, error text for the model)"
