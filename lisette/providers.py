@@ -578,7 +578,8 @@ def _idless_calls_dropped():
 
 def mend_chunk(c, known:dict)->list:
     "Give the tool calls that start without an id in stream chunk `c` one (litellm would drop them): the ids made"
-    if not (c.choices and (tcs := c.choices[0].delta.tool_calls)): return []
+    # (read through `__dict__`: pydantic's path for a field litellm left unset costs more than the rest of a chunk's handling)
+    if not (ch := getattr(c, '__dict__', {}).get('choices')) or not (tcs := _get(ch[0], 'delta', 'tool_calls')): return []
     made = []
     for tc in tcs:
         if tc.id: known[tc.index] = tc.id

@@ -12,7 +12,7 @@ import html, json, re, time
 from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream, stream_chunk_builder
 from litellm.types.utils import StreamingChoices, Delta
-from .messages import contents, tool_dtls_tag
+from .messages import contents, tool_dtls_tag, _get
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id
 from .usage import quiet_litellm, UsageStats
 from .providers import merge_stream_fields, mend_chunk
@@ -93,9 +93,9 @@ def mk_stream_chunk(**kwargs):
 # %% ../nbs/05_stream.ipynb #0cbba448
 def cite_footnote(msg):
     "Add a markdown link for the citation carried by stream chunk `msg` (if any)"
-    try: delta = msg.choices[0].delta
-    except (AttributeError, IndexError, TypeError): return
-    psf = getattr(delta, 'provider_specific_fields', None)
+    try: delta = _get(_get(msg, 'choices')[0], 'delta')  # (`_get`: litellm keeps `delta` among pydantic's extras, a slow attribute)
+    except (AttributeError, IndexError, TypeError, KeyError): return
+    psf = _get(delta, 'provider_specific_fields')
     if psf and (citation := psf.get('citation')):
         title = str(citation.get('title') or '').replace('"', '\\"')
         delta.content = f'[*]({citation.get("url")} "{title}") '
