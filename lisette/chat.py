@@ -485,16 +485,21 @@ def _fix_text(self:Chat, t, o, what):
 
 @patch
 def _call_ids(self:Chat):
-    "The ids of the tool calls in the history (only its tool rounds are read: see `_special`)"
+    "The ids of the tool calls in the history: only its tool rounds are read (see `_special`), and only those added since the last call"
     h = self._hist
-    return {_tc_id(tc) for i in self._special() for tc in (_get(h[i], 'tool_calls') or ())}
+    msgs = [h[i] for i in self._special()]
+    seen, ids = getattr(self, '_ids_memo', ([], set()))
+    if len(seen)>len(msgs) or not all(map(operator.is_, seen, msgs)): seen, ids = [], set()  # a message replaced or removed: read all again
+    for m in msgs[len(seen):]: ids.update(_tc_id(tc) for tc in _get(m, 'tool_calls') or ())
+    self._ids_memo = (msgs, ids)
+    return ids
 
 @patch
 def _fix_calls(self:Chat, t, m, made=()):
     "Make the tool calls of reply `m` valid to send back: an empty list dropped, every client call a name and an id no other call has (`made`: ids a stream's calls were given)"
     if (tcs := m.tool_calls) is not None and not tcs: m.tool_calls = None  # `tool_calls: []`: OpenAI rejects it in a request
     if not tcs: return
-    used = self._call_ids()
+    used = set(self._call_ids())  # (a copy: a failed turn takes this reply back out of the history)
     for tc in tcs:
         tid, f = _tc_id(tc), _get(tc, 'function')
         if f is not None and not _get(f, 'name'):  # no tool has it: the call is answered as an unknown tool, but providers reject the empty name

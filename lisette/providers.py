@@ -561,8 +561,8 @@ _native_warnings = {
 
 def native_stop_warning(r)->str|None:
     "The warning for response `r` when its provider's own finish reason is a failure that litellm reports as `stop`"
-    if not (ch := getattr(r, 'choices', None)) or getattr(ch[0], 'finish_reason', None)!='stop': return None
-    psf = getattr(ch[0], 'provider_specific_fields', None)
+    if not (ch := getattr(r, 'choices', None)) or _get(ch[0], 'finish_reason')!='stop': return None
+    psf = _get(ch[0], 'provider_specific_fields')  # (`_get`: pydantic's path for a field litellm left unset is slow, and this runs on every reply)
     return _native_warnings.get(psf.get('native_finish_reason')) if isinstance(psf, dict) else None
 
 # %% ../nbs/04_providers.ipynb #1117450d

@@ -189,3 +189,14 @@ def test_bad_gateway_is_retried(fake_provider, name):
     fp.queue(Reply(status=502, error='bad gateway'), 'ok')
     chat = Chat(m, retries=2, api_base=getattr(fp, name+'_base'), api_key='k')
     assert contents(_quiet(chat, 'hi')).content == 'ok' and len(fp.requests) == 2
+
+def test_call_ids_follow_history_edits(fake_provider):
+    "The ids a reply's calls are checked against follow the history as it is now: after the round with 'call_0' is removed, 'call_0' is free again"
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[dict(name='add', arguments={'a': 1}, id='call_0')]), 'one',
+             Reply(tool_calls=[dict(name='add', arguments={'a': 2}, id='call_0')]), 'two')
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    _quiet(chat, 'first')
+    chat.hist = chat.hist[:0]
+    _quiet(chat, 'second')
+    assert _call_ids(chat.hist) == ['call_0'] and not [a for a in chat.adjustments if a.kind=='tool_call_id']
