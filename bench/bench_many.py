@@ -6,8 +6,9 @@ conversation. Asserts nothing.
     .venv/bin/python bench/bench_many.py [N=1000]
 """
 import os; os.environ.setdefault('LITELLM_LOCAL_MODEL_COST_MAP', 'True')
-import asyncio, json, resource, socket, subprocess, sys, time, tracemalloc
+import asyncio, json, logging, resource, socket, subprocess, sys, time, tracemalloc
 import litellm
+from litellm._logging import verbose_logger
 from lisette import AsyncChat, contents
 
 M, LATENCY = 'openai/gpt-4o-mini', 0.05
@@ -51,6 +52,13 @@ async def one_raw(base, i):
     r = await litellm.acompletion(M, msgs, tools=tools, api_base=base, api_key='k', max_retries=0)
     assert r.choices[0].message.content == 'done'
 
+class _PoolWaits(logging.Filter):
+    "Counts (and keeps out of the output) litellm's warnings that its aiohttp pool (500 connections per host) made a request wait"
+    n = 0
+    def filter(self, rec):
+        if not rec.pathname.endswith('aiohttp_pool_diagnostics.py'): return True
+        _PoolWaits.n += 1; return False
+
 async def run(f, base, n):
     t = time.perf_counter()
     res = await asyncio.gather(*(f(base, i) for i in range(n)), return_exceptions=True)
@@ -58,6 +66,7 @@ async def run(f, base, n):
 
 async def main(n):
     p, base = server_process()
+    verbose_logger.addFilter(_PoolWaits())
     try:
         await run(one_raw, base, 20); await run(one_chat, base, 20)  # warm-up: imports, connection pool
         raw_t, raw_err, _ = await run(one_raw, base, n)
@@ -73,6 +82,7 @@ async def main(n):
         print(f"  AsyncChat:             {chat_t:.2f} s ({chat_t/ideal:.1f}x ideal, {chat_t/raw_t:.2f}x raw), errors: {len(chat_err)}")
         if chat_err: print('  first error:', repr(chat_err[0])[:300])
         print(f"  memory held by {m} finished chats: {cur/m/1024:.1f} KiB per conversation (peak during the run {peak/m/1024:.1f} KiB)")
+        if _PoolWaits.n: print(f"  litellm warned {_PoolWaits.n} times that a request waited for a connection of its aiohttp pool (500 per host), in both runs")
         print(f"  process max RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024:.0f} MiB")
         return dict(n=n, ideal=ideal, raw=raw_t, chat=chat_t, errors=len(chat_err), kib=cur/m/1024)
     finally: p.kill()
