@@ -23,7 +23,7 @@ from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get
 from .tools import *
 from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel
-from .usage import UsageStats, _hidden
+from .usage import UsageStats, _hidden, _read_usage, _show_bad
 from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
@@ -334,9 +334,16 @@ def _after_response(self:Chat, r, prefill):
     if prefill: m.content = prefill + (m.content or '')
     if w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r): add_warning(r, w)
     if not m.tool_calls: m.content = _nonblank(m.content)  # an empty reply would make every later request invalid
-    u = UsageStats.from_response(r, self.markup)
+    return m, *self._count_use(r)
+
+@patch
+def _count_use(self:Chat, r):
+    "Add the usage of response `r` to the chat's: (its `UsageStats`, {field: value} of impossible counts, left out and reported)"
+    u, bad = _read_usage(r, self.markup)
+    if bad: self._adjust(None, 'usage', f"{self.model} reported impossible usage ({_show_bad(bad)}): counted as unknown (0), "
+                                        "with no cost, and not used to bound the context")
     self.use += u; self.last_use += u
-    return m, u
+    return u, bad
 
 class EmptyReplyError(RuntimeError):
     "The provider answered (status 200) with no choices: nothing to add to the history, and not sent again (it may have been billed)"
@@ -344,8 +351,7 @@ class EmptyReplyError(RuntimeError):
 @patch
 def _empty_reply(self:Chat, r):
     "Count the usage of reply `r`, which holds no choices, then raise `EmptyReplyError`"
-    u = UsageStats.from_response(r, self.markup)
-    self.use += u; self.last_use += u
+    self._count_use(r)
     raise EmptyReplyError(f"{self.model} answered with no choices (id {getattr(r, 'id', None)!r}): there is no message to add to the history. "
                           "Nothing was sent again, as the request may have been billed; call the chat again to retry.")
 
@@ -521,12 +527,12 @@ def _record(self:Chat, t, r):
         self._adjust(t, 'cost_limit', _cost_warning(self.use, self.max_cost))
     elif t.final and t.step>t.max_steps: self._adjust(t, 'final_prompt', f"the {t.max_steps} tool rounds (max_steps) were used up: the final prompt was sent, tools off")
     if isinstance(hp := _hidden(r), dict): hp['lisette_adjustments'] = t.adjustments  # for the response's details
-    m, u = self._after_response(r, t.prefill)
+    m, u, bad = self._after_response(r, t.prefill)
     self._fix_calls(t, m, (_hidden(r) or {}).get('lisette_made_ids', ()))
     self._fix_text(t, m, 'reply')
     note_request(self, t, r, u)  # for `chat.cache_report()`: what this request read from the prompt cache, and why not more
     self._hist.append(m)
-    if u.prompt_tokens: self._ctx = (len(self._hist), u.prompt_tokens+u.completion_tokens)
+    if u.prompt_tokens and not bad: self._ctx = (len(self._hist), u.prompt_tokens+u.completion_tokens)  # else the bound `_check_context` made stands
     t.prefill = None
     return m
 

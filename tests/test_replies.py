@@ -200,3 +200,25 @@ def test_call_ids_follow_history_edits(fake_provider):
     chat.hist = chat.hist[:0]
     _quiet(chat, 'second')
     assert _call_ids(chat.hist) == ['call_0'] and not [a for a in chat.adjustments if a.kind=='tool_call_id']
+
+_absurd = [('openai', 10**400), ('openai', -5), ('openai', 10**13), ('anthropic', 10**400), ('anthropic', 1e308)]  # (litellm refuses a float count from OpenAI itself)
+
+@pytest.mark.parametrize('stream', [False, True])
+@pytest.mark.parametrize('name,bad', _absurd, ids=lambda o: o if isinstance(o, str) else '10**400' if o==10**400 else repr(o))
+def test_impossible_usage_does_not_break_later_turns(fake_provider, name, bad, stream):
+    "A reply whose usage holds an impossible prompt token count: counted as unknown (no tokens, no cost), reported once, and the next turns work"
+    from lisette.chat import AdjustmentWarning
+    fp = fake_provider
+    m = {'openai': 'openai/gpt-4o-mini', 'anthropic': 'anthropic/claude-sonnet-4-5'}[name]
+    fp.queue(Reply('one', usage={'input': bad, 'output': 5}), 'two', 'three')
+    chat = Chat(m, max_cost=1, api_base=getattr(fp, name+'_base'), api_key='k')
+    def ask(msg):
+        r = chat(msg, stream=stream)
+        return contents(list(r)[-1] if stream else r).content
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        assert [ask('hi'), ask('again'), ask('more')] == ['one', 'two', 'three']  # (10**400 broke the second turn: OverflowError)
+    assert 5 < chat.use.prompt_tokens < 100 and 0 < chat.use.cost < 0.01  # the impossible count added neither tokens nor cost
+    assert not [a for a in chat.adjustments if a.kind=='cost_limit'] and chat._ctx[0] == len(chat.hist)  # the provider's counts bound the context again
+    usage = [str(w.message) for w in ws if issubclass(w.category, AdjustmentWarning) and 'usage' in str(w.message)]
+    assert len(usage) == 1 and 'reported impossible usage (prompt_tokens=' in usage[0] and 'not used to bound the context' in usage[0]
