@@ -424,6 +424,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._mark_pause': ('providers.html#_mark_pause', 'lisette/providers.py'),
                                    'lisette.providers._max_out': ('providers.html#_max_out', 'lisette/providers.py'),
                                    'lisette.providers._msg_copy': ('providers.html#_msg_copy', 'lisette/providers.py'),
+                                   'lisette.providers._new_call_id': ('providers.html#_new_call_id', 'lisette/providers.py'),
                                    'lisette.providers._no_sampling': ('providers.html#_no_sampling', 'lisette/providers.py'),
                                    'lisette.providers._per_model': ('providers.html#_per_model', 'lisette/providers.py'),
                                    'lisette.providers._pieces': ('providers.html#_pieces', 'lisette/providers.py'),

@@ -28,7 +28,7 @@ from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, failed_locally, mend_chunk, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
+                               unreadable_reply, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes
 from .context import check_context, context_window, count_tokens, _bytes_bound
 from dataclasses import field
@@ -514,7 +514,7 @@ def _fix_calls(self:Chat, t, m, made=()):
             self._adjust(t, 'tool_call', f"the reply's call {tid!r} came without a tool name: named {unnamed_tool!r} (no tool runs for it)")
         if tid in made: self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call came without an id: given the id {tid!r}")
         if tid.__class__ is str and (tid.startswith('srvtoolu_') or tid and tid not in used): used.add(tid); continue  # (the provider's own calls keep theirs)
-        tc.id = new = random_tool_id()
+        tc.id = new = _new_call_id(self.model)  # in the style of the provider's own ids
         used.add(new)
         why = 'is missing' if not tid else f"is a {type(tid).__name__}" if tid.__class__ is not str else 'is already used in this chat'
         self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call: its id {tid!r} {why}, so it was given the id {new!r} (each call needs its own)")
@@ -823,10 +823,10 @@ def _in_call_order(tc_res, tcs):
 
 class _Seen:
     "Stream post-processor: citations to footnotes, ids for tool calls that came without (`mend_chunk`), and a count of chunks seen (a stream that started is not retried)"
-    def __init__(self): self.n, self.known, self.made = 0, {}, []
+    def __init__(self, model=None): self.n, self.known, self.made, self.model = 0, {}, [], model  # `model`: the request's, for the ids' style
     def __call__(self, chunk):
         self.n += 1; cite_footnote(chunk)
-        if made := mend_chunk(chunk, self.known): self.made += made
+        if made := mend_chunk(chunk, self.known, self.model): self.made += made
 
 def _for_caller(chunk):
     "Pass stream `chunk` on? Not the choice-less usage chunk that the `include_usage` Chat asks for brings (litellm 1.110 passes it through): its usage goes into the response"
@@ -855,7 +855,7 @@ def _call(self:Chat, kw, stream):
         if _is_timeout(e) and not isinstance(e, ChatTimeout): raise lim.error() from e
         raise
     if not stream: self._unslot(); return r
-    seen, chunks = _Seen(), []
+    seen, chunks = _Seen(kw.get('model')), []
     try:
         for o in _timed(keep_built(watch_reply(r)), lim):
             seen(o); chunks.append(o)
@@ -952,7 +952,7 @@ class AsyncChat(Chat):
                             raise
                         if not stream: self._unslot()
                         if stream:
-                            seen, chunks, done = _Seen(), [], False
+                            seen, chunks, done = _Seen(kw.get('model')), [], False
                             try:
                                 async for o in _atimed(keep_built(watch_reply(r)), lim):
                                     seen(o); chunks.append(o)

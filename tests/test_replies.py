@@ -62,7 +62,7 @@ def test_missing_or_odd_call_id(fake_provider, tid):
     chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
     assert contents(_quiet(chat, 'go')).content == 'three'
     new = _call_ids(chat.hist)[0]
-    assert isinstance(new, str) and new and chat.hist[2]['tool_call_id'] == new and chat.hist[2]['content'] == '3'
+    assert isinstance(new, str) and new.startswith('call_') and chat.hist[2]['tool_call_id'] == new and chat.hist[2]['content'] == '3'
     assert fp.last['messages'][1]['tool_calls'][0]['id'] == new
     assert [a.kind for a in chat.adjustments if a.kind=='tool_call_id'] == ['tool_call_id']
 
@@ -137,9 +137,22 @@ async def test_streamed_call_without_id(fake_provider, cls):
         if cls is AsyncChat: [o async for o in await r]
         else: list(r)
     tid = _call_ids(chat.hist)[0]
-    assert tid and chat.hist[2] == {'tool_call_id': tid, 'role': 'tool', 'name': 'add', 'content': '3'}
+    assert tid.startswith('call_') and len(tid) == 29  # OpenAI's style, as the stream is an OpenAI-compatible server's (not Anthropic's `toolu_`)
+    assert chat.hist[2] == {'tool_call_id': tid, 'role': 'tool', 'name': 'add', 'content': '3'}
     assert any(a.kind=='tool_call_id' and 'came without an id' in a.detail for a in chat.adjustments)
     assert fp.last['messages'][1]['tool_calls'][0]['id'] == tid
+
+@pytest.mark.parametrize('model,prefix', [('openai/gpt-4o-mini', 'call_'), ('openai/claude-sonnet-4-5', 'toolu_')])
+def test_stream_with_complete_call_id_style(fake_provider, model, prefix):
+    "`stream_with_complete` on a raw litellm stream (no model passed): an id-less call gets an id in the style of the model its chunks name"
+    fp = fake_provider
+    fp.queue(Reply(raw=_oa_sse(({'role': 'assistant', 'tool_calls': [{'index': 0, 'id': '', 'type': 'function', 'function': {'name': 'add', 'arguments': '{}'}}]}, None),
+                               ({}, 'tool_calls'))))
+    g = stream_with_complete(litellm.completion(model, [{'role': 'user', 'content': 'add'}], stream=True, api_base=fp.openai_base, api_key='k'))
+    try:
+        while True: next(g)
+    except StopIteration as e: r = e.value
+    assert r.choices[0].message.tool_calls[0].id.startswith(prefix)
 
 def test_gemini_malformed_call_warns(fake_provider):
     "Gemini's MALFORMED_FUNCTION_CALL (litellm says 'stop'): the reply carries a warning saying no tool was called, not a bare '.'"
