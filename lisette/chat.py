@@ -23,12 +23,12 @@ from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get
 from .tools import *
 from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel
-from .usage import UsageStats, _hidden
+from .usage import UsageStats, _hidden, _read_usage, _show_bad
 from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, failed_locally, mend_chunk, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
+                               unreadable_reply, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes
 from .context import check_context, context_window, count_tokens, _bytes_bound
 from dataclasses import field
@@ -334,9 +334,16 @@ def _after_response(self:Chat, r, prefill):
     if prefill: m.content = prefill + (m.content or '')
     if w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r): add_warning(r, w)
     if not m.tool_calls: m.content = _nonblank(m.content)  # an empty reply would make every later request invalid
-    u = UsageStats.from_response(r, self.markup)
+    return m, *self._count_use(r)
+
+@patch
+def _count_use(self:Chat, r):
+    "Add the usage of response `r` to the chat's: (its `UsageStats`, {field: value} of impossible counts, left out and reported)"
+    u, bad = _read_usage(r, self.markup)
+    if bad: self._adjust(None, 'usage', f"{self.model} reported impossible usage ({_show_bad(bad)}): counted as unknown (0), "
+                                        "with no cost, and not used to bound the context")
     self.use += u; self.last_use += u
-    return m, u
+    return u, bad
 
 class EmptyReplyError(RuntimeError):
     "The provider answered (status 200) with no choices: nothing to add to the history, and not sent again (it may have been billed)"
@@ -344,8 +351,7 @@ class EmptyReplyError(RuntimeError):
 @patch
 def _empty_reply(self:Chat, r):
     "Count the usage of reply `r`, which holds no choices, then raise `EmptyReplyError`"
-    u = UsageStats.from_response(r, self.markup)
-    self.use += u; self.last_use += u
+    self._count_use(r)
     raise EmptyReplyError(f"{self.model} answered with no choices (id {getattr(r, 'id', None)!r}): there is no message to add to the history. "
                           "Nothing was sent again, as the request may have been billed; call the chat again to retry.")
 
@@ -508,7 +514,7 @@ def _fix_calls(self:Chat, t, m, made=()):
             self._adjust(t, 'tool_call', f"the reply's call {tid!r} came without a tool name: named {unnamed_tool!r} (no tool runs for it)")
         if tid in made: self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call came without an id: given the id {tid!r}")
         if tid.__class__ is str and (tid.startswith('srvtoolu_') or tid and tid not in used): used.add(tid); continue  # (the provider's own calls keep theirs)
-        tc.id = new = random_tool_id()
+        tc.id = new = _new_call_id(self.model)  # in the style of the provider's own ids
         used.add(new)
         why = 'is missing' if not tid else f"is a {type(tid).__name__}" if tid.__class__ is not str else 'is already used in this chat'
         self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call: its id {tid!r} {why}, so it was given the id {new!r} (each call needs its own)")
@@ -521,12 +527,12 @@ def _record(self:Chat, t, r):
         self._adjust(t, 'cost_limit', _cost_warning(self.use, self.max_cost))
     elif t.final and t.step>t.max_steps: self._adjust(t, 'final_prompt', f"the {t.max_steps} tool rounds (max_steps) were used up: the final prompt was sent, tools off")
     if isinstance(hp := _hidden(r), dict): hp['lisette_adjustments'] = t.adjustments  # for the response's details
-    m, u = self._after_response(r, t.prefill)
+    m, u, bad = self._after_response(r, t.prefill)
     self._fix_calls(t, m, (_hidden(r) or {}).get('lisette_made_ids', ()))
     self._fix_text(t, m, 'reply')
     note_request(self, t, r, u)  # for `chat.cache_report()`: what this request read from the prompt cache, and why not more
     self._hist.append(m)
-    if u.prompt_tokens: self._ctx = (len(self._hist), u.prompt_tokens+u.completion_tokens)
+    if u.prompt_tokens and not bad: self._ctx = (len(self._hist), u.prompt_tokens+u.completion_tokens)  # else the bound `_check_context` made stands
     t.prefill = None
     return m
 
@@ -817,10 +823,10 @@ def _in_call_order(tc_res, tcs):
 
 class _Seen:
     "Stream post-processor: citations to footnotes, ids for tool calls that came without (`mend_chunk`), and a count of chunks seen (a stream that started is not retried)"
-    def __init__(self): self.n, self.known, self.made = 0, {}, []
+    def __init__(self, model=None): self.n, self.known, self.made, self.model = 0, {}, [], model  # `model`: the request's, for the ids' style
     def __call__(self, chunk):
         self.n += 1; cite_footnote(chunk)
-        if made := mend_chunk(chunk, self.known): self.made += made
+        if made := mend_chunk(chunk, self.known, self.model): self.made += made
 
 def _for_caller(chunk):
     "Pass stream `chunk` on? Not the choice-less usage chunk that the `include_usage` Chat asks for brings (litellm 1.110 passes it through): its usage goes into the response"
@@ -849,7 +855,7 @@ def _call(self:Chat, kw, stream):
         if _is_timeout(e) and not isinstance(e, ChatTimeout): raise lim.error() from e
         raise
     if not stream: self._unslot(); return r
-    seen, chunks = _Seen(), []
+    seen, chunks = _Seen(kw.get('model')), []
     try:
         for o in _timed(keep_built(watch_reply(r)), lim):
             seen(o); chunks.append(o)
@@ -946,7 +952,7 @@ class AsyncChat(Chat):
                             raise
                         if not stream: self._unslot()
                         if stream:
-                            seen, chunks, done = _Seen(), [], False
+                            seen, chunks, done = _Seen(kw.get('model')), [], False
                             try:
                                 async for o in _atimed(keep_built(watch_reply(r)), lim):
                                     seen(o); chunks.append(o)

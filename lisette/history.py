@@ -11,7 +11,7 @@ import copy, json
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _get, _role, _tc_cache
+from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _part_types, _get, _role, _tc_cache
 from .tools import mk_tc_result, _mk_tool_result, _tc_id, _tc_name, _provider_ran
 
 # %% ../nbs/01b_history.ipynb #47f35a44
@@ -46,8 +46,9 @@ def _shape_ok(m, role, c, tcs):
     if c.__class__ is not list: return False
     for p in c:
         if not (p.__class__ is dict and (t := p.get('type')).__class__ is str): return False
-        if t=='text' and p.get('text').__class__ is not str: return False
-        if t=='image_url' or t=='file': return False  # what it holds: `check_msg` says
+        if t=='text':
+            if p.get('text').__class__ is not str: return False
+        elif t=='image_url' or t=='file' or t not in _part_types: return False  # what it holds, or an unknown type: `check_msg` says
     return True
 
 # %% ../nbs/01b_history.ipynb #0a93189a

@@ -297,12 +297,26 @@ class MessageFormatError(ValueError):
     "A message in the wrong shape; `index` and `field` say where"
     def __init__(self, msg, index=None, field=None): super().__init__(msg); self.index, self.field = index, field
 
-_msg_roles = ('system', 'developer', 'user', 'assistant', 'tool', 'function')
+_msg_roles = ('system', 'developer', 'user', 'assistant', 'tool')
+# the content part types litellm takes (its `ValidChatCompletionMessageContentTypes`), and Anthropic's `image` blocks,
+# which `to_openai` converts; providers drop or refuse any other type, so a history holding one fails on every turn
+_part_types = frozenset({'text', 'image_url', 'file', 'input_audio', 'audio_url', 'video_url', 'document', 'image',
+                         'thinking', 'redacted_thinking', 'guarded_text', 'grounding_source', 'query'})
+_legacy_function = ("is 'function', OpenAI's legacy function result, which other providers take for a tool result without "
+                    "its call: make it a 'tool' message answering a tool call (its `tool_call_id`), or drop it")
+
+def _role_problem(role):
+    if role=='function': return 'role', _legacy_function
+    return 'role', f"is {role!r}; use one of {', '.join(map(repr, _msg_roles))}"
+
+def _part_type_problem(j, t):
+    return f'content[{j}].type', (f"is {t!r}, a content part no provider takes: convert it to a 'text', 'image_url' or 'file' "
+                                  f"part, or drop it (known types: {', '.join(sorted(_part_types))})")
 
 def _shape_problem(m, need_ids=True):
     "(field, problem) for the first shape problem of message `m`, or None"
     role, c, tcs = _get(m, 'role'), _get(m, 'content'), _get(m, 'tool_calls')
-    if role not in _msg_roles: return 'role', f"is {role!r}; use one of {', '.join(map(repr, _msg_roles[:5]))}"
+    if role not in _msg_roles: return _role_problem(role)
     if need_ids and role=='tool' and not (isinstance(_get(m, 'tool_call_id'), str) and _get(m, 'tool_call_id')):
         return 'tool_call_id', "is missing: a tool message answers one tool call, so give the `id` of the call it answers"
     if tcs:
@@ -322,6 +336,7 @@ def _shape_problem(m, need_ids=True):
     for j,p in enumerate(c):
         if not (isinstance(p, dict) and isinstance(p.get('type'), str)):
             return f'content[{j}]', f"is {type(p).__name__} {str(p)[:40]!r}; a content part is a dict with a 'type', e.g. {{'type': 'text', 'text': ...}}"
+        if p['type'] not in _part_types: return _part_type_problem(j, p['type'])
         if p['type']=='text' and not isinstance(p.get('text'), str): return f'content[{j}].text', "must be a str"
         if p['type']=='file' and not isinstance(p.get('file'), dict): return f'content[{j}].file', "must be a dict (with 'file_data' or 'file_id')"
         if p['type']=='image_url' and not _image_url(p.get('image_url')):
@@ -384,12 +399,12 @@ def mk_msgs(
         if (o.__class__ is dict and o.get('content').__class__ is str and o.get('role') in _msg_roles
             and not o.get('tool_calls') and 'cache_control' not in o):
             ap(o)  # a well-formed text message: nothing to check, build or strip
-            role = 'assistant' if o['role'] in ('user', 'tool', 'function') else 'user'
+            role = 'assistant' if o['role'] in ('user', 'tool') else 'user'
             continue
         if isinstance(o, (dict, Message)): check_msg(o, i, need_ids=False)
         for m in (fmt2hist(o) if o.__class__ is str else (o,)):
             msg = remove_cache_ckpts(mk_msg(m, role=role))
             ap(msg)
-            role = 'assistant' if _role(msg) in ('user', 'tool', 'function') else 'user'
+            role = 'assistant' if _role(msg) in ('user', 'tool') else 'user'
     if cache: _apply_ckpts(res, cache_idxs, ttl)
     return res

@@ -566,7 +566,13 @@ def native_stop_warning(r)->str|None:
     return _native_warnings.get(psf.get('native_finish_reason')) if isinstance(psf, dict) else None
 
 # %% ../nbs/04_providers.ipynb #1117450d
+import random, string
 from .messages import random_tool_id
+
+def _new_call_id(model=None)->str:
+    "A new tool call id in the style of `model`'s provider: Anthropic's `toolu_…` for Claude (and an unknown model, as before), else OpenAI's `call_…`"
+    if not model or 'claude' in model.lower() or model.startswith('anthropic/'): return random_tool_id()
+    return 'call_' + ''.join(random.choices(string.ascii_letters+string.digits, k=24))  # (`random`, as `random_tool_id`: `patch_litellm` seeds it)
 
 @functools.cache
 def _idless_calls_dropped():
@@ -576,15 +582,15 @@ def _idless_calls_dropped():
         with quiet_litellm(): return not stream_chunk_builder([ch]).choices[0].message.tool_calls
     except Exception: return False
 
-def mend_chunk(c, known:dict)->list:
-    "Give the tool calls that start without an id in stream chunk `c` one (litellm would drop them): the ids made"
+def mend_chunk(c, known:dict, model:str=None)->list:
+    "Give the tool calls that start without an id in stream chunk `c` one in the style of `model`'s provider (litellm would drop them): the ids made"
     # (read through `__dict__`: pydantic's path for a field litellm left unset costs more than the rest of a chunk's handling)
     if not (ch := getattr(c, '__dict__', {}).get('choices')) or not (tcs := _get(ch[0], 'delta', 'tool_calls')): return []
     made = []
     for tc in tcs:
         if tc.id: known[tc.index] = tc.id
         elif tc.index not in known and tc.function is not None and tc.function.name and _idless_calls_dropped():
-            tc.id = known[tc.index] = random_tool_id()
+            tc.id = known[tc.index] = _new_call_id(model or _get(c, 'model'))
             made.append(tc.id)
     return made
 

@@ -7,7 +7,7 @@ __all__ = ['SCHEMA_VERSION', 'search_count', 'quiet_litellm', 'UsageStats', 'mis
            'usage_row', 'LisetteUsageLogger', 'UsageTable', 'usage_by_model', 'usage_by_day', 'costliest_calls']
 
 # %% ../nbs/03_usage.ipynb #986122ce
-import operator
+import math, operator
 from dataclasses import dataclass, fields
 from fastcore.utils import *
 import litellm
@@ -69,17 +69,8 @@ class UsageStats:
 
     @classmethod
     def from_response(cls, r, markup=0):
-        "Usage of response `r`, with cost increased by `markup` (e.g. 0.5 for 50%)"
-        u = _get(r, 'usage')
-        if u is None: return cls()
-        u = _fields(u)  # this runs on every response: each object's fields read once, as a dict
-        ptd, ctd = _fields(u.get('prompt_tokens_details')), _fields(u.get('completion_tokens_details'))
-        g = lambda d, k: int(d.get(k) or 0)
-        return cls(prompt_tokens=g(u, 'prompt_tokens'), completion_tokens=g(u, 'completion_tokens'), total_tokens=g(u, 'total_tokens'),
-                   cached_tokens=g(ptd, 'cached_tokens') or g(u, 'cache_read_input_tokens'),
-                   cache_creation_tokens=g(u, 'cache_creation_input_tokens') or g(ptd, 'cache_creation_tokens'),
-                   reasoning_tokens=g(ctd, 'reasoning_tokens'),
-                   web_search_requests=_searches(u, ptd), cost=_cost(r)*(1+markup))
+        "Usage of response `r`, with cost increased by `markup` (e.g. 0.5 for 50%); an impossible token count counts as 0, and then so does the cost"
+        return _read_usage(r, markup)[0]
 
     def __add__(self, o):
         if o==0: return self
@@ -102,6 +93,47 @@ class UsageStats:
 
 _usage_fields = tuple(f.name for f in fields(UsageStats))
 _usage_of = operator.attrgetter(*_usage_fields)
+
+# %% ../nbs/03_usage.ipynb #99570d81
+_max_count = 10**12  # more tokens than any request or reply holds: a larger count is a provider's error
+
+def _tokens(v):
+    "Token count `v` as an int, 0 when missing; None when no provider could mean it (negative, fractional, not a number, over `_max_count`)"
+    if v.__class__ is int: return v if 0<=v<=_max_count else None  # the usual case, kept fast: this runs on every response
+    if v is None: return 0
+    if isinstance(v, bool): return None
+    if isinstance(v, float): return int(v) if v.is_integer() and 0<=v<=_max_count else None
+    try: v = int(v)  # e.g. a numpy integer, or digits in a string
+    except (TypeError, ValueError, OverflowError): return None
+    return v if 0<=v<=_max_count else None
+
+def _read_usage(r, markup=0):
+    "(usage of response `r`, {field: value} of its impossible token counts or cost): those count as 0, and with any of them the cost too"
+    u = _get(r, 'usage')
+    if u is None: return UsageStats(), {}
+    u = _fields(u)  # this runs on every response: each object's fields read once, as a dict
+    ptd, ctd = _fields(u.get('prompt_tokens_details')), _fields(u.get('completion_tokens_details'))
+    bad = {}
+    def g(d, k):
+        if (v := d.get(k)).__class__ is int and 0<=v<=_max_count: return v
+        if (n := _tokens(v)) is None: bad[k] = v; return 0
+        return n
+    res = UsageStats(prompt_tokens=g(u, 'prompt_tokens'), completion_tokens=g(u, 'completion_tokens'), total_tokens=g(u, 'total_tokens'),
+                     cached_tokens=g(ptd, 'cached_tokens') or g(u, 'cache_read_input_tokens'),
+                     cache_creation_tokens=g(u, 'cache_creation_input_tokens') or g(ptd, 'cache_creation_tokens'),
+                     reasoning_tokens=g(ctd, 'reasoning_tokens'), web_search_requests=_searches(u, ptd))
+    if not bad:  # else litellm's cost, made from the same counts, is no better
+        c = _cost(r)
+        if 0<=c<math.inf: res.cost = c*(1+markup)
+        else: bad['cost'] = c
+    return res, bad
+
+def _show_bad(bad):
+    "The impossible usage fields `bad` for a message, huge numbers shortened"
+    def short(v):
+        s = repr(v)
+        return s if len(s)<=20 else f"{s[:6]}...({len(s)} characters)"
+    return ', '.join(f"{k}={short(v)}" for k,v in bad.items())
 
 # %% ../nbs/03_usage.ipynb #cad34b5f
 def _without_searches(r):

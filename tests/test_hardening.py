@@ -334,13 +334,43 @@ def test_every_saved_setting_has_a_check():
     (lambda d: d.update(model=None), 'model', 'expected a model name'), (lambda d: d.update(sp=3), 'sp', 'expected a string'),
     (lambda d: d['use'].update(cost='lots'), 'use.cost', 'non-negative number'), (lambda d: d['use'].update(evil=1), 'use.evil', 'not a usage field'),
     (lambda d: d.update(settings=[1]), 'settings', 'expected an object'), (lambda d: d.update(tc_res=[1]), 'tc_res', 'expected an object'),
-    (lambda d: d.update(version='1'), 'version', 'format version')])
+    (lambda d: d.update(version='1'), 'version', 'format version'),
+    (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'video_blob', 'data': 'x'}]}), 'hist[2]', "message 2: 'content[0].type' is 'video_blob'"),
+    (lambda d: d['hist'].append({'role': 'function', 'name': 'f', 'content': '42'}), 'hist[2]', "message 2: 'role' is 'function', OpenAI's legacy")])
 def test_malformed_saved_chat_named(tmp_path, edit, field, problem):
     chat = Chat('openai/gpt-4o-mini', hist=['hi', 'hello'])
     p = chat.save(tmp_path/'c.json')
     d = json.loads(p.read_text()); edit(d); p.write_text(json.dumps(d))
     with pytest.raises(SavedChatError) as ei: load_chat(p)
     assert (ei.value.source, ei.value.field) == (str(p), field) and problem in str(ei.value), str(ei.value)
+
+_unknown_part = {'role': 'user', 'content': [{'type': 'text', 'text': 'see'}, {'type': 'video_blob', 'data': 'x'}]}
+_legacy_fn = {'role': 'function', 'name': 'lookup', 'content': '42'}
+
+@pytest.mark.parametrize('bad,field,problem', [(_unknown_part, 'content[1].type', "is 'video_blob', a content part no provider takes"),
+                                               (_legacy_fn, 'role', "is 'function', OpenAI's legacy function result")])
+def test_unsendable_saved_message_refused_at_load(fake_provider, tmp_path, bad, field, problem):
+    "A part type no provider takes, or a legacy `function` message: refused when loading (naming the message and what to do), not on the next turn inside litellm"
+    fp = fake_provider
+    p = Chat('openai/gpt-4o-mini', hist=['hi', 'hello']).save(tmp_path/'c.json')
+    d = json.loads(p.read_text()); d['hist'].append(bad); p.write_text(json.dumps(d))
+    with pytest.raises(SavedChatError) as ei: load_chat(p, api_base=fp.openai_base, api_key='k')
+    assert ei.value.field == 'hist[2]' and f"message 2: {field!r} {problem}" in str(ei.value) and ('drop it' in str(ei.value))
+    with pytest.raises(MessageFormatError) as ei: Chat('openai/gpt-4o-mini', hist=['hi', 'hello', bad])  # and so does `Chat(hist=)`
+    assert (ei.value.index, ei.value.field) == (2, field) and problem in str(ei.value)
+    assert fp.requests == []
+
+def test_known_part_types_still_load(fake_provider, tmp_path):
+    "The part types lisette makes or passes on (text, image_url, file, input_audio, Anthropic's image) load and are sent"
+    fp = fake_provider
+    parts = [{'type': 'text', 'text': 'look'}, {'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,iVBORw0KGgo='}},
+             {'type': 'file', 'file': {'file_data': 'data:application/pdf;base64,JVBERi0='}},
+             {'type': 'input_audio', 'input_audio': {'data': 'AAAA', 'format': 'wav'}}]
+    hist = [{'role': 'user', 'content': parts}, {'role': 'assistant', 'content': 'seen'}]
+    c = load_chat(Chat('openai/gpt-4o-mini', hist=hist).save(tmp_path/'c.json'), api_base=fp.openai_base, api_key='k')
+    fp.queue('ok')
+    assert contents(c('and?')).content == 'ok' and [o['type'] for o in fp.last['messages'][0]['content']] == ['text', 'image_url', 'file', 'input_audio']
+    Chat('anthropic/claude-sonnet-4-5', hist=[{'role': 'user', 'content': [{'type': 'image', 'source': {'type': 'url', 'url': 'https://x.org/a.png'}}]}])
 
 def test_deep_and_binary_files_named(tmp_path):
     p = tmp_path/'deep.json'

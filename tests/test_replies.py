@@ -62,7 +62,7 @@ def test_missing_or_odd_call_id(fake_provider, tid):
     chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
     assert contents(_quiet(chat, 'go')).content == 'three'
     new = _call_ids(chat.hist)[0]
-    assert isinstance(new, str) and new and chat.hist[2]['tool_call_id'] == new and chat.hist[2]['content'] == '3'
+    assert isinstance(new, str) and new.startswith('call_') and chat.hist[2]['tool_call_id'] == new and chat.hist[2]['content'] == '3'
     assert fp.last['messages'][1]['tool_calls'][0]['id'] == new
     assert [a.kind for a in chat.adjustments if a.kind=='tool_call_id'] == ['tool_call_id']
 
@@ -137,9 +137,22 @@ async def test_streamed_call_without_id(fake_provider, cls):
         if cls is AsyncChat: [o async for o in await r]
         else: list(r)
     tid = _call_ids(chat.hist)[0]
-    assert tid and chat.hist[2] == {'tool_call_id': tid, 'role': 'tool', 'name': 'add', 'content': '3'}
+    assert tid.startswith('call_') and len(tid) == 29  # OpenAI's style, as the stream is an OpenAI-compatible server's (not Anthropic's `toolu_`)
+    assert chat.hist[2] == {'tool_call_id': tid, 'role': 'tool', 'name': 'add', 'content': '3'}
     assert any(a.kind=='tool_call_id' and 'came without an id' in a.detail for a in chat.adjustments)
     assert fp.last['messages'][1]['tool_calls'][0]['id'] == tid
+
+@pytest.mark.parametrize('model,prefix', [('openai/gpt-4o-mini', 'call_'), ('openai/claude-sonnet-4-5', 'toolu_')])
+def test_stream_with_complete_call_id_style(fake_provider, model, prefix):
+    "`stream_with_complete` on a raw litellm stream (no model passed): an id-less call gets an id in the style of the model its chunks name"
+    fp = fake_provider
+    fp.queue(Reply(raw=_oa_sse(({'role': 'assistant', 'tool_calls': [{'index': 0, 'id': '', 'type': 'function', 'function': {'name': 'add', 'arguments': '{}'}}]}, None),
+                               ({}, 'tool_calls'))))
+    g = stream_with_complete(litellm.completion(model, [{'role': 'user', 'content': 'add'}], stream=True, api_base=fp.openai_base, api_key='k'))
+    try:
+        while True: next(g)
+    except StopIteration as e: r = e.value
+    assert r.choices[0].message.tool_calls[0].id.startswith(prefix)
 
 def test_gemini_malformed_call_warns(fake_provider):
     "Gemini's MALFORMED_FUNCTION_CALL (litellm says 'stop'): the reply carries a warning saying no tool was called, not a bare '.'"
@@ -200,3 +213,25 @@ def test_call_ids_follow_history_edits(fake_provider):
     chat.hist = chat.hist[:0]
     _quiet(chat, 'second')
     assert _call_ids(chat.hist) == ['call_0'] and not [a for a in chat.adjustments if a.kind=='tool_call_id']
+
+_absurd = [('openai', 10**400), ('openai', -5), ('openai', 10**13), ('anthropic', 10**400), ('anthropic', 1e308)]  # (litellm refuses a float count from OpenAI itself)
+
+@pytest.mark.parametrize('stream', [False, True])
+@pytest.mark.parametrize('name,bad', _absurd, ids=lambda o: o if isinstance(o, str) else '10**400' if o==10**400 else repr(o))
+def test_impossible_usage_does_not_break_later_turns(fake_provider, name, bad, stream):
+    "A reply whose usage holds an impossible prompt token count: counted as unknown (no tokens, no cost), reported once, and the next turns work"
+    from lisette.chat import AdjustmentWarning
+    fp = fake_provider
+    m = {'openai': 'openai/gpt-4o-mini', 'anthropic': 'anthropic/claude-sonnet-4-5'}[name]
+    fp.queue(Reply('one', usage={'input': bad, 'output': 5}), 'two', 'three')
+    chat = Chat(m, max_cost=1, api_base=getattr(fp, name+'_base'), api_key='k')
+    def ask(msg):
+        r = chat(msg, stream=stream)
+        return contents(list(r)[-1] if stream else r).content
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        assert [ask('hi'), ask('again'), ask('more')] == ['one', 'two', 'three']  # (10**400 broke the second turn: OverflowError)
+    assert 5 < chat.use.prompt_tokens < 100 and 0 < chat.use.cost < 0.01  # the impossible count added neither tokens nor cost
+    assert not [a for a in chat.adjustments if a.kind=='cost_limit'] and chat._ctx[0] == len(chat.hist)  # the provider's counts bound the context again
+    usage = [str(w.message) for w in ws if issubclass(w.category, AdjustmentWarning) and 'usage' in str(w.message)]
+    assert len(usage) == 1 and 'reported impossible usage (prompt_tokens=' in usage[0] and 'not used to bound the context' in usage[0]
