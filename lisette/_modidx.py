@@ -60,6 +60,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat.Chat._empty_reply': ('chat.html#chat._empty_reply', 'lisette/chat.py'),
                               'lisette.chat.Chat._fit_at': ('chat.html#chat._fit_at', 'lisette/chat.py'),
                               'lisette.chat.Chat._fix_calls': ('chat.html#chat._fix_calls', 'lisette/chat.py'),
+                              'lisette.chat.Chat._fix_result': ('chat.html#chat._fix_result', 'lisette/chat.py'),
                               'lisette.chat.Chat._fix_text': ('chat.html#chat._fix_text', 'lisette/chat.py'),
                               'lisette.chat.Chat._key_error': ('chat.html#chat._key_error', 'lisette/chat.py'),
                               'lisette.chat.Chat._limits': ('chat.html#chat._limits', 'lisette/chat.py'),

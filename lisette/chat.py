@@ -20,7 +20,7 @@ import litellm
 from litellm import completion, acompletion, ModelResponse, ModelResponseStream, Message
 from litellm.exceptions import ContextWindowExceededError
 from .messages import *
-from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get
+from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _shape_problem
 from .tools import *
 from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel
 from .usage import UsageStats, _hidden, _read_usage, _show_bad
@@ -490,6 +490,14 @@ def _fix_text(self:Chat, t, o, what):
     if n := fix_surrogates(o): self._adjust(t, 'surrogates', f"{what}: lone surrogates in {n} string(s) replaced by U+FFFD (no provider accepts them)")
 
 @patch
+def _fix_result(self:Chat, t, tr):
+    "A tool result no provider would take (a `ToolResponse` part of an unknown type or the wrong shape) becomes the error, reported"
+    if tr['content'].__class__ is not list or (pr := _shape_problem(tr)) is None: return  # (text results: nothing to check)
+    f, why = pr
+    tr['content'] = f"Error: the tool's result could not be sent: its {f} {why}"  # the model learns it, as from a tool's exception
+    self._adjust(t, 'tool_result', f"the result of tool call {tr.get('tool_call_id')!r} was not sent: its {f} {why}; the model was told so instead")
+
+@patch
 def _call_ids(self:Chat):
     "The ids of the tool calls in the history: only its tool rounds are read (see `_special`), and only those added since the last call"
     h = self._hist
@@ -546,7 +554,7 @@ def _tool_round(self:Chat, t, tcs):
     "Run tool calls `tcs` of turn `t` (a sub-generator): results go into the history and out to the caller"
     if t.steer.stopping: pairs = [(stopped_result, mk_tc_result(tc, stopped_result)) for tc in tcs]  # `chat.stop()`: don't run them
     else: pairs = yield _Tools(tcs, t.schemas, t.ns)
-    for _,tr in pairs: self._fix_text(t, tr, f"result of tool call {tr.get('tool_call_id')!r}")
+    for _,tr in pairs: self._fix_text(t, tr, f"result of tool call {tr.get('tool_call_id')!r}"); self._fix_result(t, tr)
     self._hist += [tr for _,tr in pairs]
     for _,tr in pairs: yield _Out(tr)
     self._after_round(t, tcs, pairs)

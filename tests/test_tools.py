@@ -241,3 +241,26 @@ def test_run_parallel_interrupted_runs_no_more_calls():
     while len(ran)<len(started) and time.monotonic()<end: time.sleep(0.01)
     n = len(started); time.sleep(0.2)  # time for a call that was not cancelled to start
     assert len(started)==n==len(ran) and n<=64, (n, len(ran))
+
+
+# --- A ToolResponse no provider would take ---
+
+def odd_parts(kind:str):
+    "Return content parts of some kind"
+    if kind=='unknown': return ToolResponse([{'type': 'video_blob', 'data': 'AAAA'}])
+    return ToolResponse(['not a part'])
+
+@pytest.mark.parametrize('kind', ['unknown', 'shape'])
+def test_unsendable_tool_response_becomes_its_error(proto, kind):
+    "A tool's ToolResponse part of an unknown type or the wrong shape: the model is told what was wrong, the turn goes on, the chat reports it"
+    fp, model, kw = proto
+    fp.queue(Reply(tool_calls=[dict(name='odd_parts', arguments={'kind': kind})]), 'ok')
+    chat = Chat(model, tools=[odd_parts], **kw)
+    assert chat('call it').choices[0].message.content == 'ok'
+    res = tool_results(chat)
+    assert len(res)==1 and res[0].startswith("Error: the tool's result could not be sent: its content[0]")
+    assert ('video_blob' if kind=='unknown' else 'not a part') in res[0]
+    assert [a.kind for a in chat.adjustments if a.kind=='tool_result'] == ['tool_result']
+    assert len(fp.requests)==2  # the error went to the provider as the call's result
+    from lisette.history import check_hist
+    check_hist(chat.hist)
