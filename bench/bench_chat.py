@@ -53,6 +53,25 @@ def per_turn(kw):
           f"{(same-raw)*1e6:+.0f} µs, lisette's own work {(ours-same)*1e6:+.0f} µs")
     return dict(ratio=ours/raw, extra_us=(ours-raw)*1e6, options_us=(same-raw)*1e6, own_us=(ours-same)*1e6)
 
+def own_work_after_idle():
+    "lisette's own work in one turn (a canned reply, no HTTP): warm in a loop, right after 5 ms idle (as after a network wait), after 5 ms of cache thrash"
+    canned = ModelResponse(model='gpt-4o-mini', choices=[dict(message=dict(role='assistant', content='ok'), finish_reason='stop')],
+                           usage=dict(prompt_tokens=5, completion_tokens=1, total_tokens=6))
+    canned._hidden_params = {'response_cost': 4.5e-06}  # as litellm sets it on a live reply (else the cost is computed here)
+    chat = Chat(M, completefunc=lambda **kw: canned)
+    junk = bytearray(8<<20)
+    def turns(before):
+        ts = []
+        for _ in range(300):
+            before()
+            t = time.perf_counter(); chat.hist = []; chat('hi'); ts.append(time.perf_counter()-t)
+        return statistics.median(ts[20:])
+    def thrash(): junk[::64] = bytes(len(junk[::64]))
+    warm, idle, cold = turns(lambda: None), turns(lambda: time.sleep(0.005)), turns(thrash)
+    print(f"lisette's own work per turn (canned reply): warm {warm*1e6:.0f} µs, after 5 ms idle {idle*1e6:.0f} µs, "
+          f"after 8 MiB of cache thrash {cold*1e6:.0f} µs (the same code runs slower right after a wait: a live turn pays about the idle figure)")
+    return dict(warm=warm, idle=idle, thrash=cold)
+
 def own_time_big_hist():
     canned = ModelResponse(model='gpt-4o-mini', choices=[dict(message=dict(role='assistant', content='ok'), finish_reason='stop')])
     hist = mk_msgs([f'message {i}' for i in range(5000)])
@@ -174,6 +193,7 @@ if __name__ == '__main__':
     try:
         skw = dict(api_base=url+'/v1', api_key='k')
         per_turn(skw)
+        own_work_after_idle()
         first_item(skw)
         stream_5000(skw)
     finally: p.kill()

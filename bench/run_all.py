@@ -94,6 +94,9 @@ def main():
         kw = dict(api_base=url+'/v1', api_key='k')
         turn = bench_chat.per_turn(kw)
         row("one Chat turn vs litellm.completion", "<= 1.02x", f"{turn['ratio']:.3f}x ({turn['extra_us']:+.0f} µs/turn: litellm on Chat's options {turn['options_us']:+.0f}, lisette {turn['own_us']:+.0f})")
+        ow = bench_chat.own_work_after_idle()
+        row("lisette's own work per turn, canned reply: warm / after 5 ms idle / after cache thrash", "(explains the live extra)",
+            f"{ow['warm']*1e6:.0f} / {ow['idle']*1e6:.0f} / {ow['thrash']*1e6:.0f} µs")
         fi = bench_chat.first_item(kw)
         row("time to first streamed item vs raw (sync / async)", "<= 1.05x", f"{fi['sync_first']:.3f}x / {fi['async_first']:.3f}x")
         row("AsyncChat streamed turn vs raw acompletion iteration", "<= 1.03x", f"{fi['async_whole']:.3f}x")
