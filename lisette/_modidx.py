@@ -117,6 +117,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._Watchdog.wait': ('chat.html#_watchdog.wait', 'lisette/chat.py'),
                               'lisette.chat._atimed': ('chat.html#_atimed', 'lisette/chat.py'),
                               'lisette.chat._broke_why': ('chat.html#_broke_why', 'lisette/chat.py'),
+                              'lisette.chat._caller_level': ('chat.html#_caller_level', 'lisette/chat.py'),
                               'lisette.chat._check_stream': ('chat.html#_check_stream', 'lisette/chat.py'),
                               'lisette.chat._cost_warning': ('chat.html#_cost_warning', 'lisette/chat.py'),
                               'lisette.chat._effort': ('chat.html#_effort', 'lisette/chat.py'),

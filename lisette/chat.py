@@ -8,7 +8,7 @@ __all__ = ['effort', 'unnamed_tool', 'structured', 'add_warning', 'CostLimitErro
            'AsyncChat']
 
 # %% ../nbs/06_chat.ipynb #a22c8994
-import asyncio, itertools, json, math, operator, random, threading, time, warnings
+import asyncio, itertools, json, math, operator, os, random, sys, threading, time, warnings
 import httpx
 from dataclasses import dataclass
 from functools import partial
@@ -218,7 +218,17 @@ def _adjust(self:Chat, t, kind, detail):
     lst.append(a)
     if kind in self._warned or kind in quiet_adjustments: return
     self._warned.add(kind)
-    warnings.warn(f"{a} (further `{kind}` adjustments of this chat: see `chat.adjustments`)", AdjustmentWarning, stacklevel=3)
+    warnings.warn(f"{a} (further `{kind}` adjustments of this chat: see `chat.adjustments`)", AdjustmentWarning, stacklevel=_caller_level())
+
+_lisette_dir = os.path.dirname(os.path.abspath(__file__))+os.sep if '__file__' in globals() else None
+
+def _caller_level():
+    "The `stacklevel` for `_adjust`'s warning: the first frame outside lisette, where the user called the chat (3 when run from the notebook)"
+    # (a fixed level lands inside lisette on some paths: adjustments are made at different depths of the turn engine)
+    f, n = sys._getframe(2), 2  # (level 1 is `_adjust`, level 2 its caller)
+    if _lisette_dir is None: return 3
+    while f is not None and f.f_code.co_filename.startswith(_lisette_dir): f, n = f.f_back, n+1
+    return n if f is not None else 3
 
 # %% ../nbs/06_chat.ipynb #09b498b9
 def _index_of(h, m, hint):

@@ -230,3 +230,21 @@ def test_adjustments_shown_under_the_response(fake_provider):
     assert "- adjusted: temperature: temp=0.5 not sent" in md and 'max_tokens=' not in md
     assert [a.kind for a in chat.adjustments] == ['temperature', 'max_tokens']
     assert '- adjusted:' not in Chat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')('hi')._repr_markdown_()
+
+# ---- where the warning points
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_adjustment_warning_points_at_the_callers_line(fake_provider, stream):
+    "Adjustments are made at different depths of the turn engine (here `_new_turn` and `_request`): each warning names the user's line"
+    import inspect
+    fp = fake_provider
+    fp.queue("ok")
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        at = inspect.currentframe().f_lineno + 1
+        r = chat('hi', stream=stream, prefill='Sure', think='l')  # prefill: dropped as the turn starts; think: as the request is built
+        if stream: list(r)  # (a stream's turn runs as it is read: its warnings come from here)
+    ws = [o for o in w if issubclass(o.category, AdjustmentWarning)]
+    assert {str(o.message).split(':')[0] for o in ws} == {'prefill', 'think'}
+    assert {(o.filename, o.lineno) for o in ws} == {(__file__, at+1 if stream else at)}
