@@ -440,7 +440,8 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
               step=step, adjustments=self._carry)
     self.adjustments, self._carry = t.adjustments, []
     info = model_info(self.model)
-    if not info: self._adjust(t, 'unknown_model', f"litellm has no information on {self.model}: no max_tokens, prefill or cost from it")
+    if not info: self._adjust(t, 'unknown_model', f"litellm has no information on {self.model}: no max_tokens, context window or prefill from it, "
+                                                   "and a cost only if the reply reports one (litellm.register_model describes a model)")
     if prefill and not info.get('supports_assistant_prefill'):
         self._adjust(t, 'prefill', f"prefill {_trunc_str(prefill, 40, skip=0)!r} dropped: {self.model} takes no assistant prefill")
         prefill = None
