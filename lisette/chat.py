@@ -346,12 +346,15 @@ def _after_response(self:Chat, r, prefill):
     if not m.tool_calls: m.content = _nonblank(m.content)  # an empty reply would make every later request invalid
     return m, *self._count_use(r)
 
+def _bad_size(bad): return bool(bad.keys() & {'prompt_tokens', 'completion_tokens'})  # (the counts that bound the context)
+
 @patch
 def _count_use(self:Chat, r):
     "Add the usage of response `r` to the chat's: (its `UsageStats`, {field: value} of impossible counts, left out and reported)"
     u, bad = _read_usage(r, self.markup)
-    if bad: self._adjust(None, 'usage', f"{self.model} reported impossible usage ({_show_bad(bad)}): counted as unknown (0), "
-                                        "with no cost, and not used to bound the context")
+    if bad: self._adjust(None, 'usage', f"{self.model} reported impossible usage ({_show_bad(bad)}): counted as unknown (0)"
+                                        + ("; no cost counted for this reply" if u.cost==0 else '')
+                                        + ("; the context bound keeps its own estimate" if _bad_size(bad) else ''))
     self.use += u; self.last_use += u
     return u, bad
 
@@ -500,13 +503,23 @@ def _fix_text(self:Chat, t, o, what):
     "Replace lone surrogates in `o` (about to be stored: no provider would take it), reported as a 'surrogates' adjustment"
     if n := fix_surrogates(o): self._adjust(t, 'surrogates', f"{what}: lone surrogates in {n} string(s) replaced by U+FFFD (no provider accepts them)")
 
+def _part_problem(p):
+    "(field, problem) of content part `p` of a tool result, as `check_msg` words it, or None"
+    return _shape_problem({'role': 'tool', 'tool_call_id': '-', 'content': [p]})
+
+_left_out = {'type': 'text', 'text': "[a part of this result was left out: the provider cannot take it]"}
+
 @patch
 def _fix_result(self:Chat, t, tr):
-    "A tool result no provider would take (a `ToolResponse` part of an unknown type or the wrong shape) becomes the error, reported"
-    if tr['content'].__class__ is not list or (pr := _shape_problem(tr)) is None: return  # (text results: nothing to check)
-    f, why = pr
-    tr['content'] = f"Error: the tool's result could not be sent: its {f} {why}"  # the model learns it, as from a tool's exception
-    self._adjust(t, 'tool_result', f"the result of tool call {tr.get('tool_call_id')!r} was not sent: its {f} {why}; the model was told so instead")
+    "Leave out the parts of a tool result no provider would take (a `ToolResponse` part of an unknown type or the wrong shape): the model is told, the user too"
+    if tr['content'].__class__ is not list or _shape_problem(tr) is None: return  # (text results; a sound list in one pass)
+    c, probs = [], []
+    for j,p in enumerate(tr['content']):
+        if pr := _part_problem(p): probs.append(f"{pr[0].replace('content[0]', f'content[{j}]', 1)} {pr[1]}"); p = dict(_left_out)
+        c.append(p)
+    tr['content'] = c
+    self._adjust(t, 'tool_result', f"the result of tool call {tr.get('tool_call_id')!r}: {len(probs)} part(s) left out, "
+                                   f"the model told so: {'; '.join(probs)}")
 
 @patch
 def _call_ids(self:Chat):
@@ -551,7 +564,7 @@ def _record(self:Chat, t, r):
     self._fix_text(t, m, 'reply')
     note_request(self, t, r, u)  # for `chat.cache_report()`: what this request read from the prompt cache, and why not more
     self._hist.append(m)
-    if u.prompt_tokens and not bad: self._ctx = (len(self._hist), u.prompt_tokens+u.completion_tokens)  # else the bound `_check_context` made stands
+    if u.prompt_tokens and not _bad_size(bad): self._ctx = (len(self._hist), u.prompt_tokens+u.completion_tokens)  # else the bound `_check_context` made stands
     t.prefill = None
     return m
 

@@ -298,10 +298,13 @@ class MessageFormatError(ValueError):
     def __init__(self, msg, index=None, field=None): super().__init__(msg); self.index, self.field = index, field
 
 _msg_roles = ('system', 'developer', 'user', 'assistant', 'tool')
-# the content part types litellm takes (its `ValidChatCompletionMessageContentTypes`), and Anthropic's `image` blocks,
-# which `to_openai` converts; providers drop or refuse any other type, so a history holding one fails on every turn
-_part_types = frozenset({'text', 'image_url', 'file', 'input_audio', 'audio_url', 'video_url', 'document', 'image',
-                         'thinking', 'redacted_thinking', 'guarded_text', 'grounding_source', 'query'})
+try: from litellm.types.llms.openai import ValidChatCompletionMessageContentTypes as _litellm_parts
+except ImportError: _litellm_parts = ('text', 'image_url', 'input_audio', 'audio_url', 'document', 'guarded_text', 'grounding_source',
+                                      'query', 'video_url', 'file', 'thinking', 'redacted_thinking')
+# the content part types litellm takes, a tool result's `tool_reference` (Anthropic's tool search), OpenAI's assistant
+# `refusal`, and Anthropic's `image` blocks (which `to_openai` converts); any other type is dropped or refused on every turn
+_part_types = frozenset({*_litellm_parts, 'tool_reference', 'refusal', 'image'})
+_anthropic_blocks = {'tool_use', 'tool_result', 'server_tool_use', 'web_search_tool_result', 'search_result', 'web_fetch_tool_result'}
 _legacy_function = ("is 'function', OpenAI's legacy function result, which other providers take for a tool result without "
                     "its call: make it a 'tool' message answering a tool call (its `tool_call_id`), or drop it")
 
@@ -310,8 +313,10 @@ def _role_problem(role):
     return 'role', f"is {role!r}; use one of {', '.join(map(repr, _msg_roles))}"
 
 def _part_type_problem(j, t):
-    return f'content[{j}].type', (f"is {t!r}, a content part no provider takes: convert it to a 'text', 'image_url' or 'file' "
-                                  f"part, or drop it (known types: {', '.join(sorted(_part_types))})")
+    if t in _anthropic_blocks: todo = "it is an Anthropic block: convert Anthropic messages with `lisette.from_anthropic`"
+    elif t in ('input_text', 'output_text'): todo = "it is a Responses API part: use {'type': 'text', 'text': ...}"
+    else: todo = f"convert it to a 'text', 'image_url' or 'file' part, or drop it (known types: {', '.join(sorted(_part_types))})"
+    return f'content[{j}].type', f"is {t!r}, a content part litellm does not send: {todo}"
 
 def _shape_problem(m, need_ids=True):
     "(field, problem) for the first shape problem of message `m`, or None"

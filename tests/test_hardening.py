@@ -347,7 +347,7 @@ def test_malformed_saved_chat_named(tmp_path, edit, field, problem):
 _unknown_part = {'role': 'user', 'content': [{'type': 'text', 'text': 'see'}, {'type': 'video_blob', 'data': 'x'}]}
 _legacy_fn = {'role': 'function', 'name': 'lookup', 'content': '42'}
 
-@pytest.mark.parametrize('bad,field,problem', [(_unknown_part, 'content[1].type', "is 'video_blob', a content part no provider takes"),
+@pytest.mark.parametrize('bad,field,problem', [(_unknown_part, 'content[1].type', "is 'video_blob', a content part litellm does not send"),
                                                (_legacy_fn, 'role', "is 'function', OpenAI's legacy function result")])
 def test_unsendable_saved_message_refused_at_load(fake_provider, tmp_path, bad, field, problem):
     "A part type no provider takes, or a legacy `function` message: refused when loading (naming the message and what to do), not on the next turn inside litellm"

@@ -234,4 +234,4 @@ def test_impossible_usage_does_not_break_later_turns(fake_provider, name, bad, s
     assert 5 < chat.use.prompt_tokens < 100 and 0 < chat.use.cost < 0.01  # the impossible count added neither tokens nor cost
     assert not [a for a in chat.adjustments if a.kind=='cost_limit'] and chat._ctx[0] == len(chat.hist)  # the provider's counts bound the context again
     usage = [str(w.message) for w in ws if issubclass(w.category, AdjustmentWarning) and 'usage' in str(w.message)]
-    assert len(usage) == 1 and 'reported impossible usage (prompt_tokens=' in usage[0] and 'not used to bound the context' in usage[0]
+    assert len(usage) == 1 and 'reported impossible usage (prompt_tokens=' in usage[0] and 'the context bound keeps its own estimate' in usage[0]

@@ -247,20 +247,29 @@ def test_run_parallel_interrupted_runs_no_more_calls():
 
 def odd_parts(kind:str):
     "Return content parts of some kind"
-    if kind=='unknown': return ToolResponse([{'type': 'video_blob', 'data': 'AAAA'}])
-    return ToolResponse(['not a part'])
+    if kind=='unknown': return ToolResponse([{'type': 'text', 'text': 'found it'}, {'type': 'video_blob', 'data': 'AAAA'}])
+    if kind=='tool_reference': return ToolResponse([{'type': 'text', 'text': 'found it'}, {'type': 'tool_reference', 'tool_name': 'add'}])
+    return ToolResponse([{'type': 'text', 'text': 'found it'}, 'not a part'])
 
 @pytest.mark.parametrize('kind', ['unknown', 'shape'])
-def test_unsendable_tool_response_becomes_its_error(proto, kind):
-    "A tool's ToolResponse part of an unknown type or the wrong shape: the model is told what was wrong, the turn goes on, the chat reports it"
+def test_unsendable_tool_response_part_left_out(proto, kind):
+    "A tool's ToolResponse part of an unknown type or the wrong shape is left out: the model is told, the good parts go, the turn goes on, the chat reports it"
     fp, model, kw = proto
     fp.queue(Reply(tool_calls=[dict(name='odd_parts', arguments={'kind': kind})]), 'ok')
     chat = Chat(model, tools=[odd_parts], **kw)
     assert chat('call it').choices[0].message.content == 'ok'
     res = tool_results(chat)
-    assert len(res)==1 and res[0].startswith("Error: the tool's result could not be sent: its content[0]")
-    assert ('video_blob' if kind=='unknown' else 'not a part') in res[0]
-    assert [a.kind for a in chat.adjustments if a.kind=='tool_result'] == ['tool_result']
-    assert len(fp.requests)==2  # the error went to the provider as the call's result
+    assert len(res)==1 and res[0][0] == {'type': 'text', 'text': 'found it'} and 'left out' in res[0][1]['text'] and len(res[0])==2
+    adj = [a.detail for a in chat.adjustments if a.kind=='tool_result']
+    assert len(adj)==1 and 'content[1]' in adj[0] and ('video_blob' if kind=='unknown' else 'not a part') in adj[0]
+    assert len(fp.requests)==2 and 'found it' in json.dumps(fp.last)  # the good part went to the provider
     from lisette.history import check_hist
     check_hist(chat.hist)
+
+def test_tool_reference_part_kept(fake_provider):
+    "litellm's `tool_reference` part (Anthropic's tool search) is a part litellm sends: kept as the tool returned it"
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[dict(name='odd_parts', arguments={'kind': 'tool_reference'})]), 'ok')
+    chat = Chat('anthropic/claude-sonnet-4-5', tools=[odd_parts], api_base=fp.anthropic_base, api_key='k')
+    chat('call it')
+    assert tool_results(chat)[0] == odd_parts('tool_reference').content and not [a for a in chat.adjustments if a.kind=='tool_result']
