@@ -13,7 +13,7 @@ from pathlib import Path
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, MessageFormatError, _get, _has_cache
+from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_types
 from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text
 from .context import _msgs_bound
 from .usage import UsageStats
@@ -45,6 +45,39 @@ def _note_extras(d, i, notes):
     for k in _extra_fields:
         if d.get(k): notes(i, f"`{k}` of the assistant response dropped (requests cannot carry it back)")
     if nested_idx(d, 'provider_specific_fields', 'citations'): notes(i, "citations dropped")
+
+def _odd(p):
+    "Whether content part `p` is one a conversion changes before checking: OpenAI's refusal, or a type no provider takes"
+    return isinstance(p, dict) and isinstance(t := p.get('type'), str) and (t=='refusal' or t not in _part_types)
+
+def _convertible(m, i, notes, refusal=None, check=True):
+    """Message `m` (index `i`) as a conversion takes it, then checked as `Chat` checks it (a wrong shape raises
+    `MessageFormatError`): what `check_msg` refuses but a conversion can leave out is left out, noted: OpenAI's legacy
+    'function' message (None) and `function_call`, and content parts of a type no provider takes. OpenAI's refusal parts
+    stay, or, with `refusal` (why the target has none), become text parts (noted)"""
+    if not isinstance(m, (dict, Message)): return check_msg(m, i)  # (raises)
+    c = _get(m, 'content')
+    if _get(m, 'role')!='function' and not _get(m, 'function_call') and not (isinstance(c, list) and any(map(_odd, c))):
+        return check_msg(m, i) if check else m  # the usual case: nothing to leave out
+    if _get(m, 'role')=='function': return notes(i, "legacy 'function' message dropped (use 'tool' messages)")
+    d = dict(_plain(m))
+    if d.pop('function_call', None): notes(i, "legacy function_call dropped (use tool_calls)")
+    if isinstance(c, list):
+        parts, seen = [], []  # `seen`: the parts as checked, a refusal kept as it is seen as the text it holds
+        for j,p in enumerate(c):
+            if not _odd(p): parts.append(p); seen.append(p)
+            elif p['type']=='refusal':
+                if not isinstance(p.get('refusal'), str):
+                    raise MessageFormatError(f"message {i}: 'content[{j}].refusal' must be a str (the refusal's text)", i, f'content[{j}].refusal')
+                if refusal: notes(i, f"refusal part made a text part ({refusal})")
+                parts.append({'type': 'text', 'text': p['refusal']} if refusal else p); seen.append({'type': 'text', 'text': p['refusal']})
+            else: notes(i, f"{p['type']!r} part dropped (no provider takes it)")
+        d['content'], seen = parts or '', seen or ''
+        if check: check_msg({**d, 'content': seen}, i)
+    elif check: check_msg(d, i)
+    if d.get('role')=='assistant' and not d.get('content') and not d.get('tool_calls'):
+        return notes(i, "assistant message left empty, dropped (no provider takes an empty assistant message)")
+    return d
 
 # %% ../nbs/09_interop.ipynb #8c66cd49
 _re_data_url = re.compile(r'^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$', re.DOTALL)
@@ -142,7 +175,7 @@ def to_anthropic(
     "`hist` in Anthropic Messages form"
     notes, system, msgs, names = _Notes(report, 'to_anthropic'), _an_parts(sp or None, None, None), [], {}
     for i,m in enumerate(hist or []):
-        check_msg(m, i)
+        if (m := _convertible(m, i, notes, refusal="Anthropic has no refusal block")) is None: continue
         try:
             d = norm_msg(m)
             role = d['role']
@@ -164,7 +197,6 @@ def to_anthropic(
                 if not bs: notes(i, "empty user message dropped (Anthropic rejects empty content)")
                 elif msgs and _is_results(msgs[-1]): msgs[-1]['content'] += bs  # results first, then the user's text, in one turn
                 else: msgs.append({'role': 'user', 'content': bs})
-            else: notes(i, f"{role!r} message dropped (Anthropic has no such role)")
         except _misread as e: raise _unreadable(i, 'a chat message for Anthropic', e) from None
     _strip_final(msgs, notes, len(hist or [])-1)
     notes.done()
@@ -270,11 +302,9 @@ def to_openai(
     "`hist` in OpenAI Chat Completions form, system message first"
     notes, res = _Notes(report, 'to_openai'), ([{'role': 'system', 'content': sp}] if sp else [])
     for i,m in enumerate(hist or []):
-        check_msg(m, i)
+        if (m := _convertible(m, i, notes)) is None: continue
         try:
             d = norm_msg(m)
-            if d['role'] not in ('system', 'developer', 'user', 'assistant', 'tool'):
-                notes(i, f"{d['role']!r} message dropped (not a Chat Completions role)"); continue
             d['content'] = _norm_content(_oa_content(d['content'], i, notes))
             if d.pop('thinking_blocks', None): notes(i, "thinking blocks dropped (OpenAI has no thinking signatures)")
             if d.pop('reasoning_content', None): notes(i, "reasoning text dropped (OpenAI does not take reasoning back)")
@@ -294,9 +324,7 @@ def from_openai(
     notes, res = _Notes(report, 'from_openai'), []
     for i,m in enumerate(messages or []):
         try:
-            d = _plain(m)
-            if d.get('role')=='function': notes(i, "legacy 'function' message dropped (use 'tool' messages)"); continue
-            if d.get('function_call'): notes(i, "legacy function_call dropped (use tool_calls)")
+            if (d := _convertible(_plain(m), i, notes, refusal="other providers take no refusal part", check=False)) is None: continue
             res.append(check_msg(norm_msg(d), i, need_ids=False))
         except _misread as e: raise _unreadable(i, 'an OpenAI message', e) from None
     notes.done()

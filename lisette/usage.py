@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 from fastcore.utils import *
 import litellm
 from litellm import completion_cost, ModelResponse
+from litellm.types.utils import Usage
 from pydantic import BaseModel
 from .messages import token_dtls_tag, _get
 
@@ -30,9 +31,25 @@ def _fields(o):
         return {**ex, **o.__dict__} if ex else o.__dict__
     return _Attrs(o)
 
+_max_count = 10**12  # more tokens than any request or reply holds: a larger count is a provider's error (see `_read_usage`)
+
+def _tokens(v):
+    "Token count `v` as an int, 0 when missing; None when no provider could mean it (negative, fractional, not a number, over `_max_count`)"
+    if v.__class__ is int: return v if 0<=v<=_max_count else None  # the usual case, kept fast: this runs on every response
+    if v is None: return 0
+    if isinstance(v, bool): return None
+    if isinstance(v, float): return int(v) if v.is_integer() and 0<=v<=_max_count else None
+    try: v = int(v)  # e.g. a numpy integer, or digits in a string
+    except (TypeError, ValueError, OverflowError): return None
+    return v if 0<=v<=_max_count else None
+
+def _searches_raw(u, ptd):
+    "Web searches in usage fields `u` and their `prompt_tokens_details` `ptd` (from `_fields`), as the provider gave them"
+    return _get(u.get('server_tool_use'), 'web_search_requests') or ptd.get('web_search_requests') or 0
+
 def _searches(u, ptd):
-    "Web searches in usage fields `u` and their `prompt_tokens_details` `ptd` (from `_fields`)"
-    return int(_get(u.get('server_tool_use'), 'web_search_requests') or ptd.get('web_search_requests') or 0)
+    "Web searches in usage fields `u` and their `prompt_tokens_details` `ptd`; 0 when the count is impossible (see `_tokens`)"
+    return _tokens(_searches_raw(u, ptd)) or 0
 
 def search_count(r):
     "Number of web searches the provider ran for response `r`"
@@ -69,7 +86,7 @@ class UsageStats:
 
     @classmethod
     def from_response(cls, r, markup=0):
-        "Usage of response `r`, with cost increased by `markup` (e.g. 0.5 for 50%); an impossible token count counts as 0, and then so does the cost"
+        "Usage of response `r`, with cost increased by `markup` (e.g. 0.5 for 50%); an impossible count counts as 0 (see `_read_usage` for the cost)"
         return _read_usage(r, markup)[0]
 
     def __add__(self, o):
@@ -95,20 +112,29 @@ _usage_fields = tuple(f.name for f in fields(UsageStats))
 _usage_of = operator.attrgetter(*_usage_fields)
 
 # %% ../nbs/03_usage.ipynb #99570d81
-_max_count = 10**12  # more tokens than any request or reply holds: a larger count is a provider's error
+_main_counts = ('prompt_tokens', 'completion_tokens', 'total_tokens')  # the counts litellm's cost rests on
 
-def _tokens(v):
-    "Token count `v` as an int, 0 when missing; None when no provider could mean it (negative, fractional, not a number, over `_max_count`)"
-    if v.__class__ is int: return v if 0<=v<=_max_count else None  # the usual case, kept fast: this runs on every response
-    if v is None: return 0
-    if isinstance(v, bool): return None
-    if isinstance(v, float): return int(v) if v.is_integer() and 0<=v<=_max_count else None
-    try: v = int(v)  # e.g. a numpy integer, or digits in a string
-    except (TypeError, ValueError, OverflowError): return None
-    return v if 0<=v<=_max_count else None
+def _cost_unknown(bad):
+    "Whether the impossible usage `bad` (from `_read_usage`) leaves a response's cost unknown, counted as 0"
+    return any(k in bad for k in _main_counts) or 'cost' in bad
 
-def _read_usage(r, markup=0):
-    "(usage of response `r`, {field: value} of its impossible token counts or cost): those count as 0, and with any of them the cost too"
+def _zeroed(r):
+    "A copy of response `r` whose impossible counts are 0, without the cost litellm made from them, for litellm to price"
+    try:
+        u = _get(r, 'usage')
+        u = u.model_dump() if isinstance(u, BaseModel) else {k: dict(v) if isinstance(v, dict) else v for k,v in u.items()}
+        u.pop('cost', None)  # (litellm 1.110 puts its cost in a streamed response's usage)
+        for d in (u, *(u.get(k) for k in ('prompt_tokens_details', 'completion_tokens_details', 'server_tool_use'))):
+            if isinstance(d, dict):
+                for k,v in d.items():
+                    if isinstance(v, (int, float)) and _tokens(v) is None: d[k] = 0
+        return ModelResponse(model=_get(r, 'model'), usage=Usage(**u))
+    except Exception: return ModelResponse(model=_get(r, 'model'), usage=Usage())  # a usage we cannot copy: nothing to price
+
+def _read_usage(r, markup=0, cost=None):
+    """(usage of response `r`, {field: value} of its impossible counts and cost). The cost is litellm's (`cost` when the
+    caller already has it) increased by `markup`; with an impossible auxiliary count, litellm's for `r` with that count as 0;
+    with an impossible main count (prompt, completion, total tokens), or a negative, infinite or NaN cost, 0"""
     u = _get(r, 'usage')
     if u is None: return UsageStats(), {}
     u = _fields(u)  # this runs on every response: each object's fields read once, as a dict
@@ -118,14 +144,18 @@ def _read_usage(r, markup=0):
         if (v := d.get(k)).__class__ is int and 0<=v<=_max_count: return v
         if (n := _tokens(v)) is None: bad[k] = v; return 0
         return n
+    if (searches := _tokens(s := _searches_raw(u, ptd))) is None: bad['web_search_requests'] = s; searches = 0
     res = UsageStats(prompt_tokens=g(u, 'prompt_tokens'), completion_tokens=g(u, 'completion_tokens'), total_tokens=g(u, 'total_tokens'),
                      cached_tokens=g(ptd, 'cached_tokens') or g(u, 'cache_read_input_tokens'),
                      cache_creation_tokens=g(u, 'cache_creation_input_tokens') or g(ptd, 'cache_creation_tokens'),
-                     reasoning_tokens=g(ctd, 'reasoning_tokens'), web_search_requests=_searches(u, ptd))
-    if not bad:  # else litellm's cost, made from the same counts, is no better
-        c = _cost(r)
-        if 0<=c<math.inf: res.cost = c*(1+markup)
-        else: bad['cost'] = c
+                     reasoning_tokens=g(ctd, 'reasoning_tokens'), web_search_requests=searches)
+    if not bad: c = _cost(r) if cost is None else cost
+    elif _cost_unknown(bad): return res, bad  # litellm's cost, made from the same counts, is no better
+    else: c = _cost(_zeroed(r))
+    try: c = float(c)
+    except (TypeError, ValueError, OverflowError): c = math.nan
+    if 0<=c<math.inf: res.cost = c*(1+markup)
+    else: bad['cost'] = c
     return res, bad
 
 def _show_bad(bad):
@@ -160,7 +190,10 @@ def total_cost(o, # A response, a usage-log row (dict with `cost`), or a list of
               )->float:
     "Dollars spent on `o`, including web-search fees that litellm's cost leaves out"
     if isinstance(o, dict): return float(o.get('cost') or 0)
-    if hasattr(o, 'usage') or isinstance(o, ModelResponse): return _cost(o) + missing_search_fee(o, search_fee)
+    if hasattr(o, 'usage') or isinstance(o, ModelResponse):
+        use, bad = _read_usage(o)  # read as `UsageStats` and the usage log read it: an impossible count leaves no cost, or one made without it
+        if _cost_unknown(bad): return 0.
+        return use.cost + missing_search_fee(_zeroed(o) if bad else o, search_fee)
     return sum(total_cost(x, search_fee) for x in o)
 
 # %% ../nbs/03_usage.ipynb #c8bf9712
@@ -251,23 +284,27 @@ def _migrate(c:sqlite3.Connection, p):
 # %% ../nbs/03_usage.ipynb #8008529a
 def _ts(t): return t.timestamp() if isinstance(t, datetime) else float(t or 0) or time.time()
 
-def usage_row(response_obj, kwargs:dict, start_time=None, end_time=None, search_fee:float=0.01)->dict:
-    "The usage-log row for one litellm call, from the arguments litellm passes a success callback"
+def _usage_row(response_obj, kwargs:dict, start_time=None, end_time=None, search_fee:float=0.01):
+    "(`usage_row`, {field: value} of the impossible counts and cost it records as 0)"
     slo = kwargs.get('standard_logging_object') or {}
-    u = getattr(response_obj, 'usage', None)
-    g = lambda *ks: int(nested_idx(u, *ks) or 0)
     cost = slo.get('response_cost')
     if cost is None: cost = kwargs.get('response_cost')
-    cost = float(cost) if cost is not None else _cost(response_obj)
-    fee = missing_search_fee(response_obj, search_fee) if u is not None else 0.
-    return dict(timestamp=_ts(end_time), model=slo.get('model') or getattr(response_obj, 'model', None) or kwargs.get('model'),
-                prompt_tokens=g('prompt_tokens'), completion_tokens=g('completion_tokens'), total_tokens=g('total_tokens'),
-                cached_tokens=g('prompt_tokens_details','cached_tokens') or g('cache_read_input_tokens'),
-                cache_creation_tokens=g('cache_creation_input_tokens') or g('prompt_tokens_details','cache_creation_tokens'),
-                cache_read_tokens=g('cache_read_input_tokens'), reasoning_tokens=g('completion_tokens_details','reasoning_tokens'),
-                web_search_requests=search_count(response_obj), response_cost=cost, search_fee=fee, cost=cost+fee,
-                provider=slo.get('custom_llm_provider') or kwargs.get('custom_llm_provider'), stream=int(bool(kwargs.get('stream'))),
-                duration=_ts(end_time)-_ts(start_time) if start_time and end_time else None, call_id=kwargs.get('litellm_call_id'))
+    use, bad = _read_usage(response_obj, cost=cost)  # as `UsageStats` reads it, so the log agrees with `chat.use`
+    u = _get(response_obj, 'usage')
+    if (cache_read := _tokens(v := _fields(u).get('cache_read_input_tokens'))) is None: bad['cache_read_input_tokens'] = v; cache_read = 0
+    fee = 0. if u is None or _cost_unknown(bad) else missing_search_fee(_zeroed(response_obj) if bad else response_obj, search_fee)
+    row = dict(timestamp=_ts(end_time), model=slo.get('model') or getattr(response_obj, 'model', None) or kwargs.get('model'),
+               prompt_tokens=use.prompt_tokens, completion_tokens=use.completion_tokens, total_tokens=use.total_tokens,
+               cached_tokens=use.cached_tokens, cache_creation_tokens=use.cache_creation_tokens, cache_read_tokens=cache_read,
+               reasoning_tokens=use.reasoning_tokens, web_search_requests=use.web_search_requests, response_cost=use.cost,
+               search_fee=fee, cost=use.cost+fee,
+               provider=slo.get('custom_llm_provider') or kwargs.get('custom_llm_provider'), stream=int(bool(kwargs.get('stream'))),
+               duration=_ts(end_time)-_ts(start_time) if start_time and end_time else None, call_id=kwargs.get('litellm_call_id'))
+    return row, bad
+
+def usage_row(response_obj, kwargs:dict, start_time=None, end_time=None, search_fee:float=0.01)->dict:
+    "The usage-log row for one litellm call, from the arguments litellm passes a success callback; an impossible count is 0, and the cost as in `UsageStats`"
+    return _usage_row(response_obj, kwargs, start_time, end_time, search_fee)[0]
 
 # %% ../nbs/03_usage.ipynb #7614156d
 class LisetteUsageLogger(CustomLogger):
@@ -387,7 +424,11 @@ def log_pre_api_call(self:LisetteUsageLogger, model, messages, kwargs):
 @patch
 def _row_for(self:LisetteUsageLogger, kwargs, response_obj, start_time, end_time):
     if isinstance(response_obj, ModelResponseStream) or getattr(response_obj, 'usage', None) is None: return None
-    row = usage_row(response_obj, kwargs, start_time, end_time, self.search_fee)
+    row, bad = _usage_row(response_obj, kwargs, start_time, end_time, self.search_fee)
+    if bad:
+        _log.warning("Usage log: %s reported impossible usage (%s) for call %s: recorded as 0, %s; the provider's own usage "
+                     "page or bill has what it charged.", row['model'], _show_bad(bad), row['call_id'],
+                     "with no cost, so this row under-counts the call" if _cost_unknown(bad) else "and the call priced without it, so its cost may be off")
     uid = kwargs['lisette_user_id'] if 'lisette_user_id' in kwargs else self._safe_user_id(kwargs, row['model'])
     row['user_id'] = None if uid is None else str(uid)
     if self.require_user and uid in (None, ''):

@@ -6,7 +6,7 @@ from hypothesis import given, settings, assume, strategies as st, HealthCheck
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from lisette import Chat, AsyncChat, contents
-from lisette.messages import check_msg
+from lisette.messages import check_msg, MessageFormatError
 from lisette.tools import mk_tc, mk_tc_req, mk_tc_result
 from lisette.usage import UsageStats
 from lisette.interop import *
@@ -191,6 +191,68 @@ def test_reasoning_one_representation(shape, txt, sig):
     _, am = to_anthropic([h], report=rep)
     assert (am[0]['content'][0]['type'] == 'thinking') == signed
     assert bool(rep) != signed  # unsigned reasoning is reported, not silently dropped
+
+# ---- what check_msg refuses but a lossy conversion leaves out: legacy 'function' messages, unknown part types ----
+
+_legacy = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': None, 'function_call': {'name': 'f', 'arguments': '{}'}},
+           {'role': 'function', 'name': 'f', 'content': '42'}, {'role': 'user', 'content': 'ok'}]
+
+@pytest.mark.parametrize('conv', ['to_openai', 'to_anthropic'])
+def test_to_converters_leave_out_legacy_function_messages_with_a_note(conv):
+    "check_msg refuses OpenAI's legacy 'function' role (and the converters check first): they raised MessageFormatError, now they leave it out and say so"
+    rep = []
+    out = to_openai(_legacy, report=rep) if conv=='to_openai' else to_anthropic(_legacy, report=rep)[1]
+    assert [m['role'] for m in out] == ['user', 'user']  # the assistant message held only the function_call
+    assert [m['content'] for m in out if m['role']=='user'] == (['q', 'ok'] if conv=='to_openai' else [[{'type': 'text', 'text': 'q'}], [{'type': 'text', 'text': 'ok'}]])
+    assert rep == ["message 1: legacy function_call dropped (use tool_calls)",
+                   "message 1: assistant message left empty, dropped (no provider takes an empty assistant message)",
+                   "message 2: legacy 'function' message dropped (use 'tool' messages)"]
+    with pytest.warns(LossyConversionWarning, match="message 2: legacy 'function' message dropped"):
+        to_openai(_legacy) if conv=='to_openai' else to_anthropic(_legacy)
+
+@pytest.mark.parametrize('conv', ['to_openai', 'to_anthropic'])
+def test_to_converters_leave_out_unknown_part_types_with_a_note(conv):
+    "A content part of a type no provider takes is left out, noted, in any role's content; the known parts stay"
+    f = (lambda h, **kw: to_openai(h, **kw)) if conv=='to_openai' else (lambda h, **kw: to_anthropic(h, **kw)[1])
+    tc = mk_tc('add', tcid='call_1', a=1)
+    hist = [{'role': 'user', 'content': [{'type': 'text', 'text': 'q'}, {'type': 'video_blob', 'data': 'x'}]}, mk_tc_req('', [tc]),
+            {'role': 'tool', 'tool_call_id': 'call_1', 'content': [{'type': 'tool_reference', 'tool_name': 'f'}, {'type': 'text', 'text': '1'}]},
+            {'role': 'user', 'content': [{'type': 'search_result', 'source': 'x'}]}]
+    rep = []
+    out = f(hist, report=rep)
+    assert 'video_blob' not in json.dumps(out) and 'tool_reference' not in json.dumps(out) and 'search_result' not in json.dumps(out)
+    assert '"q"' in json.dumps(out) and '"1"' in json.dumps(out)
+    for i,t in [(0, 'video_blob'), (2, 'tool_reference'), (3, 'search_result')]: assert f"message {i}: {t!r} part dropped (no provider takes it)" in rep
+
+@pytest.mark.parametrize('conv', ['to_openai', 'to_anthropic'])
+@pytest.mark.parametrize('bad', [{'role': 'bot', 'content': 'x'}, {'role': 'user', 'content': [{'type': 'text', 'text': 5}]},
+                                 {'role': 'user', 'content': ['x']}, {'role': 'user', 'content': 'x', 'tool_calls': 'nope'},
+                                 {'role': 'assistant', 'content': [{'type': 'refusal', 'refusal': None}]}])
+def test_to_converters_still_refuse_wrong_shapes(conv, bad):
+    with pytest.raises(MessageFormatError, match='message 1'):
+        (to_openai if conv=='to_openai' else to_anthropic)([{'role': 'user', 'content': 'q'}, bad], report=[])
+
+_refusal = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': [{'type': 'refusal', 'refusal': 'I cannot help with that.'}]},
+            {'role': 'user', 'content': 'why?'}]
+
+def test_refusal_parts():
+    "OpenAI's refusal part (valid in its API) raised MessageFormatError in all three converters: from_openai and to_anthropic make it text, noted; to_openai keeps it"
+    rep = []
+    h = from_openai(_refusal, report=rep)
+    assert h[1] == {'role': 'assistant', 'content': 'I cannot help with that.'}
+    assert rep == ["message 1: refusal part made a text part (other providers take no refusal part)"]
+    assert Chat('anthropic/claude-sonnet-4-5', hist=h).hist[1]['content'] == 'I cannot help with that.'  # a history Chat takes
+    rep = []
+    _, am = to_anthropic(_refusal, report=rep)
+    assert am[1] == {'role': 'assistant', 'content': [{'type': 'text', 'text': 'I cannot help with that.'}]}
+    assert rep == ["message 1: refusal part made a text part (Anthropic has no refusal block)"]
+    rep = []
+    assert to_openai(_refusal, report=rep)[1] == _refusal[1] and rep == []
+
+def test_from_openai_leaves_out_unknown_part_types_with_a_note():
+    rep = []
+    h = from_openai([{'role': 'user', 'content': [{'type': 'text', 'text': 'q'}, {'type': 'video_blob'}]}], report=rep)
+    assert h == [{'role': 'user', 'content': 'q'}] and rep == ["message 0: 'video_blob' part dropped (no provider takes it)"]
 
 def test_openai_from_sdk_shapes():
     rep = []

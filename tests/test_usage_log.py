@@ -1,5 +1,5 @@
 "SQLite usage log through litellm's callbacks and the fake provider: one row per call of each kind, values, concurrency, failures, schema upgrade, queries."
-import asyncio, contextvars, logging, re, sqlite3, threading, time
+import asyncio, contextvars, logging, re, sqlite3, threading, time, warnings
 import pytest, litellm
 from litellm import ModelResponse
 from litellm.types.utils import Usage
@@ -135,6 +135,68 @@ def test_missing_search_fee_added_for_unpriced_search():
     row = usage_row(r, {})
     assert row['search_fee'] == pytest.approx(0.04) and row['cost'] == pytest.approx(0.04)
     assert total_cost(r, search_fee=0.02) == pytest.approx(0.08)
+
+# ---- impossible usage: the log, total_cost and chat.use agree ----
+
+def _ids(o): return o if isinstance(o, str) else '-'.join(f"{k}={'10**400' if v==10**400 else v}" for k,v in o.items())
+
+# a main count (prompt, completion, total) no provider could mean: counted as 0, and the cost litellm made from it too
+_main_bad = [('openai', {'input': 10**13}), ('openai', {'input': -5}), ('openai', {'input': 10**400}), ('anthropic', {'input': 10**400}),
+             ('anthropic', {'cache_creation': 10**13})]  # (litellm adds Anthropic's cache tokens into prompt_tokens)
+
+@pytest.mark.parametrize('proto,bad', _main_bad, ids=_ids)
+def test_impossible_main_count_is_logged_as_zero_with_no_cost(fake_provider, usage_log, tmp_path, caplog, proto, bad):
+    "Before, 10**13 input tokens were logged as such with litellm's $1.5M, -5 as -5 with a cost, and 10**400 lost the row (OverflowError)"
+    fp = fake_provider
+    lg = usage_log()
+    fp.queue(Reply('one', usage={'output': 5, **bad}))
+    kw = kw_for(fp, proto); m = kw.pop('model')
+    chat = Chat(m, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')  # the chat's own 'usage' adjustment
+        r = chat('hi')
+    assert wait_until(lambda: count(tmp_path/'usage.db') == 1)
+    (row,) = rows(tmp_path/'usage.db')
+    assert (row['prompt_tokens'], row['completion_tokens'], row['response_cost'], row['search_fee'], row['cost']) == (0, 5, 0., 0., 0.)
+    assert chat.use.cost == total_cost(r) == total_cost([row]) == 0 and chat.use.prompt_tokens == 0
+    assert lg.errors == 0 and not lisette_errors(caplog)
+    notes = [o.getMessage() for o in caplog.records if o.name=='lisette.usage' and o.levelno==logging.WARNING]
+    assert len(notes) == 1 and 'impossible usage (prompt_tokens=' in notes[0] and 'recorded as 0' in notes[0] and 'no cost' in notes[0]
+
+# an auxiliary count (cache, reasoning, searches) no provider could mean: counted as 0, and the call priced without it
+_aux_bad = [('openai', {'reasoning': 10**13}, 'reasoning_tokens'), ('openai', {'cache_read': -5}, 'cached_tokens'),
+            ('anthropic', {'web_search_requests': 10**400}, 'web_search_requests')]
+
+@pytest.mark.parametrize('stream', [False, True])
+@pytest.mark.parametrize('proto,bad,col', _aux_bad, ids=_ids)
+def test_impossible_auxiliary_count_is_logged_as_zero_and_priced_without_it(fake_provider, usage_log, tmp_path, caplog, proto, bad, col, stream):
+    "Before, the chat dropped the whole cost while the log kept litellm's (reasoning 10**13: $6M), or lost the row (10**400 searches)"
+    fp = fake_provider
+    kw = kw_for(fp, proto); m = kw.pop('model')
+    fp.queue(Reply('ref', usage={'input': 100, 'output': 5}))
+    ref = total_cost(litellm.completion(messages=MSGS, model=m, **kw))  # the same call without the impossible count
+    lg = usage_log()
+    fp.queue(Reply('one', usage={'input': 100, 'output': 5, **bad}))
+    chat = Chat(m, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        r = chat('hi', stream=stream)
+        if stream: r = list(r)[-1]
+    assert wait_until(lambda: count(tmp_path/'usage.db') == 1)
+    (row,) = rows(tmp_path/'usage.db')
+    assert (row['prompt_tokens'], row['completion_tokens'], row[col], row['stream']) == (100, 5, 0, int(stream))
+    assert ref > 0 and row['cost'] == pytest.approx(ref) and chat.use.cost == pytest.approx(ref) and total_cost(r) == pytest.approx(ref)
+    assert lg.errors == 0 and not lisette_errors(caplog)
+    notes = [o.getMessage() for o in caplog.records if o.name=='lisette.usage' and o.levelno==logging.WARNING]
+    assert len(notes) == 1 and 'impossible usage' in notes[0] and 'no cost' not in notes[0]
+
+def test_impossible_cost_is_logged_as_zero():
+    "litellm's cost as the callback gets it, when negative, infinite or NaN, is no cost: 0, like chat.use"
+    r = ModelResponse(model='gpt-4o-mini', usage=Usage(prompt_tokens=10, completion_tokens=5, total_tokens=15))
+    for c in (-1.0, float('inf'), float('nan')):
+        row = usage_row(r, {'standard_logging_object': {'response_cost': c}})
+        assert (row['response_cost'], row['cost'], row['prompt_tokens']) == (0., 0., 10)
+    assert usage_row(r, {'standard_logging_object': {'response_cost': 0.5}})['cost'] == 0.5
 
 # ---- through Chat and AsyncChat ----
 
