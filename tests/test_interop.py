@@ -57,7 +57,7 @@ def assistant(draw, start):
     txt = draw(st.none() | texts | parts(images=False)) if tcs else draw(content(images=False))
     tb = draw(st.lists(st.one_of(st.builds(lambda t,s: {'type': 'thinking', 'thinking': t, 'signature': s}, texts, texts),
                                  st.builds(lambda d: {'type': 'redacted_thinking', 'data': d}, texts)), max_size=2,
-                       unique_by=lambda b: json.dumps(b, sort_keys=True)))  # a provider signs each block anew (litellm 1.110 drops a repeated one)
+                       unique_by=lambda b: b.get('signature', b.get('data'))))  # a provider signs each block anew (litellm 1.110 drops a block whose signature repeats)
     kw = dict(content=txt, role='assistant')
     if tcs: kw['tool_calls'] = tcs
     if tb: kw |= dict(thinking_blocks=tb, reasoning_content=''.join(b.get('thinking', '') for b in tb))
