@@ -91,7 +91,7 @@ def _an_part(p, i, notes):
     "Anthropic block for content part `p`, or None (noted) when Anthropic has none"
     t, cc = p.get('type'), p.get('cache_control')
     if t=='text': b = {'type': 'text', 'text': p.get('text') or ''}
-    elif t in ('image', 'document'): b = {k:v for k,v in p.items() if k!='cache_control'}
+    elif t in ('image', 'document', 'tool_reference'): b = {k:v for k,v in p.items() if k!='cache_control'}  # (tool_reference: a tool search result)
     elif t=='image_url':
         iu = p['image_url']
         if iu.get('detail'): notes(i, f"image `detail={iu['detail']!r}` dropped (Anthropic has no image detail setting)")

@@ -5,7 +5,7 @@ import httpx, litellm, pytest
 from hypothesis import given, settings, assume, strategies as st, HealthCheck
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from lisette import Chat, AsyncChat, contents
+from lisette import Chat, AsyncChat, contents, mk_msgs
 from lisette.messages import check_msg, MessageFormatError
 from lisette.tools import mk_tc, mk_tc_req, mk_tc_result
 from lisette.usage import UsageStats
@@ -216,13 +216,13 @@ def test_to_converters_leave_out_unknown_part_types_with_a_note(conv):
     f = (lambda h, **kw: to_openai(h, **kw)) if conv=='to_openai' else (lambda h, **kw: to_anthropic(h, **kw)[1])
     tc = mk_tc('add', tcid='call_1', a=1)
     hist = [{'role': 'user', 'content': [{'type': 'text', 'text': 'q'}, {'type': 'video_blob', 'data': 'x'}]}, mk_tc_req('', [tc]),
-            {'role': 'tool', 'tool_call_id': 'call_1', 'content': [{'type': 'tool_reference', 'tool_name': 'f'}, {'type': 'text', 'text': '1'}]},
+            {'role': 'tool', 'tool_call_id': 'call_1', 'content': [{'type': 'hologram', 'data': 'f'}, {'type': 'text', 'text': '1'}]},
             {'role': 'user', 'content': [{'type': 'search_result', 'source': 'x'}]}]
     rep = []
     out = f(hist, report=rep)
-    assert 'video_blob' not in json.dumps(out) and 'tool_reference' not in json.dumps(out) and 'search_result' not in json.dumps(out)
+    assert 'video_blob' not in json.dumps(out) and 'hologram' not in json.dumps(out) and 'search_result' not in json.dumps(out)
     assert '"q"' in json.dumps(out) and '"1"' in json.dumps(out)
-    for i,t in [(0, 'video_blob'), (2, 'tool_reference'), (3, 'search_result')]: assert f"message {i}: {t!r} part dropped (no provider takes it)" in rep
+    for i,t in [(0, 'video_blob'), (2, 'hologram'), (3, 'search_result')]: assert f"message {i}: {t!r} part dropped (no provider takes it)" in rep
 
 @pytest.mark.parametrize('conv', ['to_openai', 'to_anthropic'])
 @pytest.mark.parametrize('bad', [{'role': 'bot', 'content': 'x'}, {'role': 'user', 'content': [{'type': 'text', 'text': 5}]},
@@ -545,3 +545,11 @@ def test_load_rejects_non_json_constants(tmp_path):
     p = chat.save(tmp_path/'c.json')
     p.write_text(p.read_text().replace('"content": "hello"', '"content": "hello", "x": NaN'))
     with pytest.raises(SavedChatError, match='NaN is not a JSON value'): load_chat(p)
+
+def test_to_anthropic_keeps_tool_reference():
+    "A tool result's `tool_reference` part (Anthropic's tool search) is an Anthropic block: to_anthropic passes it on, as litellm does"
+    tc = mk_tc('add', tcid='call_1', a=1)
+    hist = ['find a tool', mk_tc_req('', [tc]), {'role': 'tool', 'tool_call_id': 'call_1', 'content': [{'type': 'tool_reference', 'tool_name': 'add'}]}]
+    rep = []
+    _, msgs = to_anthropic(mk_msgs(hist), report=rep)
+    assert {'type': 'tool_reference', 'tool_name': 'add'} in msgs[-1]['content'][0]['content'] and not rep
