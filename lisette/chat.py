@@ -20,7 +20,7 @@ import litellm
 from litellm import completion, acompletion, ModelResponse, ModelResponseStream, Message
 from litellm.exceptions import ContextWindowExceededError
 from .messages import *
-from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _shape_problem
+from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem
 from .tools import *
 from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel
 from .usage import UsageStats, _hidden, _read_usage, _show_bad
@@ -503,21 +503,17 @@ def _fix_text(self:Chat, t, o, what):
     "Replace lone surrogates in `o` (about to be stored: no provider would take it), reported as a 'surrogates' adjustment"
     if n := fix_surrogates(o): self._adjust(t, 'surrogates', f"{what}: lone surrogates in {n} string(s) replaced by U+FFFD (no provider accepts them)")
 
-def _part_problem(p):
-    "(field, problem) of content part `p` of a tool result, as `check_msg` words it, or None"
-    return _shape_problem({'role': 'tool', 'tool_call_id': '-', 'content': [p]})
-
 _left_out = {'type': 'text', 'text': "[a part of this result was left out: the provider cannot take it]"}
 
 @patch
 def _fix_result(self:Chat, t, tr):
     "Leave out the parts of a tool result no provider would take (a `ToolResponse` part of an unknown type or the wrong shape): the model is told, the user too"
-    if tr['content'].__class__ is not list or _shape_problem(tr) is None: return  # (text results; a sound list in one pass)
-    c, probs = [], []
-    for j,p in enumerate(tr['content']):
-        if pr := _part_problem(p): probs.append(f"{pr[0].replace('content[0]', f'content[{j}]', 1)} {pr[1]}"); p = dict(_left_out)
-        c.append(p)
-    tr['content'] = c
+    if (c := tr['content']).__class__ is not list or not any(_part_problem(j, p) for j,p in enumerate(c)): return  # (text results; a sound list in one pass)
+    parts, probs = [], []
+    for j,p in enumerate(c):
+        if pr := _part_problem(j, p): probs.append(f"{pr[0]} {pr[1]}"); p = dict(_left_out)
+        parts.append(p)
+    tr['content'] = parts
     self._adjust(t, 'tool_result', f"the result of tool call {tr.get('tool_call_id')!r}: {len(probs)} part(s) left out, "
                                    f"the model told so: {'; '.join(probs)}")
 

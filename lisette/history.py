@@ -143,8 +143,8 @@ def _plain_calls(m):
         res[tid] = nm
         t += tid+nm+a
     # anything else it carries (reasoning text, Gemini's signatures, audio...) counts towards a request's size: None, don't guess
-    if x or len(d)>5 or (psf := d.get('provider_specific_fields')):  # (most carry no more than the five fields litellm always sets)
-        psf = d.get('provider_specific_fields')
+    psf = d.get('provider_specific_fields')
+    if x or len(d)>5 or psf:  # (most carry no more than the five fields litellm always sets)
         if any(v is not None for v in (x or {}).values()) or (psf and any(v is not None for v in psf.values())) \
            or any(v is not None for k,v in d.items() if k not in _counted): return res, None
     return res, _nbytes(t)

@@ -63,18 +63,17 @@ def _convertible(m, i, notes, refusal=None, check=True):
     d = dict(_plain(m))
     if d.pop('function_call', None): notes(i, "legacy function_call dropped (use tool_calls)")
     if isinstance(c, list):
-        parts, seen = [], []  # `seen`: the parts as checked, a refusal kept as it is seen as the text it holds
+        parts = []
         for j,p in enumerate(c):
-            if not _odd(p): parts.append(p); seen.append(p)
+            if not _odd(p): parts.append(p)
             elif p['type']=='refusal':
                 if not isinstance(p.get('refusal'), str):
                     raise MessageFormatError(f"message {i}: 'content[{j}].refusal' must be a str (the refusal's text)", i, f'content[{j}].refusal')
                 if refusal: notes(i, f"refusal part made a text part ({refusal})")
-                parts.append({'type': 'text', 'text': p['refusal']} if refusal else p); seen.append({'type': 'text', 'text': p['refusal']})
+                parts.append({'type': 'text', 'text': p['refusal']} if refusal else p)
             else: notes(i, f"{p['type']!r} part dropped (no provider takes it)")
-        d['content'], seen = parts or '', seen or ''
-        if check: check_msg({**d, 'content': seen}, i)
-    elif check: check_msg(d, i)
+        d['content'] = parts or ''
+    if check: check_msg(d, i)
     if d.get('role')=='assistant' and not d.get('content') and not d.get('tool_calls'):
         return notes(i, "assistant message left empty, dropped (no provider takes an empty assistant message)")
     return d
