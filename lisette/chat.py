@@ -27,6 +27,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad
 from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
+                               router_version, router_group, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes
@@ -195,6 +196,42 @@ class Chat:
 
     def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, messages={len(self.hist)}, use={self.use!r})"
 
+# %% ../nbs/06_chat.ipynb #d946633a
+@patch
+def _group(self:Chat):
+    "The Router deployments [(litellm model, its model_info)] this chat's model group reaches; None when it calls no Router"
+    f, m, c = self.completefunc, self.model, self.__dict__.get('_grp')
+    if c is not None and c[0] is f and c[1]==m and (c[2] is None or c[2]==router_version(f)): return c[3]  # (the common case: two compares)
+    v = router_version(f)
+    self._grp = (f, m, v, (router_group(f, m) or None) if v is not None else None)
+    return self._grp[3]
+
+@patch(as_prop=True)
+def _targets(self:Chat): return [o for o,_ in g] if (g := self._group()) else [self.model]
+@patch(as_prop=True)
+def _target(self:Chat): return g[0][0] if (g := self._group()) else self.model
+@patch
+def _info(self:Chat): return group_info(g) if (g := self._group()) else model_info(self.model)
+@patch
+def _whose(self:Chat):
+    g = {o for o,_ in self._group() or []}
+    return "the model's maximum output" if len(g)<2 else f"the smallest maximum output of Router group {self.model}'s deployments"
+@patch
+def _which(self:Chat, bad):
+    "`model` or, for a Router group, its deployments whose model info `bad` holds for, named for a message"
+    if not (g := self._group()): return self.model
+    return ', '.join(dict.fromkeys(o for o,x in g if bad(model_info(o) | x))) + f" (deployed in Router group {self.model})"
+@patch
+def _sparams(self:Chat): return group_params(g) if (g := self._group()) else supported_params(self.model)
+@patch
+def _cacheable(self:Chat): return all(supports_cache_ckpts(o) for o in self._targets)
+@patch
+def _window(self:Chat):
+    "The context window of this chat's requests (None when unknown)"
+    if self._group(): return (i := self._info()).get('max_input_tokens') or i.get('max_tokens') or None
+    if getattr(self, '_win', (None,))[0]!=self.model: self._win = (self.model, context_window(self.model))
+    return self._win[1]
+
 # %% ../nbs/06_chat.ipynb #b7fd825d
 class Adjustment(NamedTuple):
     "Something lisette changed, dropped or filled in of what was asked: `kind` (e.g. 'temperature') and why"
@@ -271,7 +308,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
                 m['content'] = nb
         self._hist += new
     sp = [{'role': 'system', 'content': self.sp}] if self.sp else []
-    if self.cache and supports_cache_ckpts(self.model):
+    if self.cache and self._cacheable():
         idxs = list(self.cache_idxs)
         if sp:
             if 0 in idxs: sp[0] = _add_cache_control(sp[0], self.ttl)
@@ -303,13 +340,13 @@ def _fit_at(self:Chat, msgs):
 @patch
 def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, **kwargs):
     "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments"
-    sparams, info, m = supported_params(self.model), model_info(self.model), self.model
+    sparams, info, m = self._sparams(), self._info(), self.model
     msgs = fit_request(self, msgs, self._fit_at(msgs))  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
     kw = dict(model=m, messages=msgs, **self.callkw)
     if schemas: kw['tools'] = schemas
     if tool_choice is not None and schemas: kw['tool_choice'] = tool_choice
     if think:
-        tk, eff = think_kw(m, think)
+        tk, eff = think_kw(self._target, think)
         if 'reasoning_effort' in tk and ((sparams and 'reasoning_effort' not in sparams) or (info and not info.get('supports_reasoning'))):
             self._adjust(None, 'think', f"think={think!r} ignored: litellm says {m} does not reason")
             think = None
@@ -321,17 +358,21 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         elif sparams and 'temperature' not in sparams: self._adjust(None, 'temperature', _temp_dropped(f"litellm says {m} takes none", t))
         else: kw['temperature'] = t
     if s := ifnone(search, self.search):
-        if has_search(m): kw['web_search_options'] = {'search_context_size': _effort(s)}
+        if all(has_search(o) for o in self._targets): kw['web_search_options'] = {'search_context_size': _effort(s)}
         else: self._adjust(None, 'search', f"search={s!r} ignored: {m} has no web search")
     if (mt := ifnone(max_tokens, self.max_tokens)) is None and (mt := info.get('max_output_tokens')):
-        self._adjust(None, 'max_tokens', f"max_tokens={mt} (the model's maximum output) sent, as neither the call nor the chat set it")
+        self._adjust(None, 'max_tokens', f"max_tokens={mt} ({self._whose()}) sent, as neither the call nor the chat set it")
     if mt: kw['max_tokens'] = int(mt)
     kw['stream'] = bool(stream)  # sent either way, as the original does (litellm's Responses route puts `stream: false` in the body)
     if stream: kw['stream_options'] = {'include_usage': True}
     for k in ('api_base', 'api_key', 'extra_headers'):
         if (v := getattr(self, k)) is not None: kw[k] = v
     if self.completefunc in (completion, acompletion): kw = without_sdk_retries(kw)  # our retries only (retries=0: one request)
-    res = adapt_request(kw | kwargs)
+    if g := self._group():  # a Router group: what the provider of each deployment needs, for the group's name
+        res = kw | kwargs
+        for o in dict.fromkeys(o for o,_ in g): res = adapt_request(res | {'model': o})
+        res['model'] = (kw | kwargs)['model']
+    else: res = adapt_request(kw | kwargs)
     if 'temperature' in kw and 'temperature' not in res: self._adjust(None, 'temperature', _temp_dropped(f"{m} takes none here", kw['temperature']))
     return res
 
@@ -371,8 +412,7 @@ def _empty_reply(self:Chat, r):
 @patch
 def _check_context(self:Chat, schemas, max_tokens):
     "Warn before a request that would not fit the context window (with `fit_context`, shorten old tool results): True if it shortened"
-    if getattr(self, '_win', (None,))[0]!=self.model: self._win = (self.model, context_window(self.model))
-    if not (w := self._win[1]): return False
+    if not (w := self._window()): return False
     sent = lambda h: paged(h, self.page_results)[0]  # what the model gets: paged results count by their page
     # `_ctx`: the tokens of the request up to message n0, exact (the provider's count, or ours) or a byte bound; (None, 0): unknown
     n0, t0, exact = (*self._ctx, True)[:3]
@@ -389,10 +429,10 @@ def _check_context(self:Chat, schemas, max_tokens):
     est = t0 + _bytes_bound(new, w=1/3) if exact else _bytes_bound(self._hist, schemas, self.sp, w=1/3)  # a bound's prefix: estimate it too
     if not self.fit_context and est <= budget/2: return False
     # near the window: count exactly, only the messages the last exact count did not cover
-    n = t0 + count_tokens(sent(new), self.model) if exact else count_tokens(sent(self._hist), self.model, schemas, self.sp)
+    n = t0 + count_tokens(sent(new), self._target) if exact else count_tokens(sent(self._hist), self._target, schemas, self.sp)
     self._ctx = (len(self._hist), n, True)
     if n<=budget: return False
-    h, done = check_context(sent(self._hist), self.model, schemas, self.sp, max_tokens=max_tokens, shorten=self.fit_context, window=w)
+    h, done = check_context(sent(self._hist), self._target, schemas, self.sp, max_tokens=max_tokens, shorten=self.fit_context, window=w)
     for o in done: self._hist[o['index']] = h[o['index']]  # only what was shortened: paged results stay whole in the history
     if done:
         self._ctx, self._hist_bound = (None, 0), None
@@ -402,7 +442,7 @@ def _check_context(self:Chat, schemas, max_tokens):
 @patch
 def _max_hist_ckpts(self:Chat):
     "Checkpoints the history may carry: 4, less one when the system prompt has one"
-    return max_cache_ckpts - bool(self.cache and self.sp and 0 in self.cache_idxs and supports_cache_ckpts(self.model))
+    return max_cache_ckpts - bool(self.cache and self.sp and 0 in self.cache_idxs and self._cacheable())
 
 @patch
 def _repair(self:Chat, start):
@@ -442,11 +482,11 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
     t = _Turn(start=len(self._hist), schemas=None, ns=None, opts=opts, max_steps=max_steps, final_prompt=final_prompt,
               step=step, adjustments=self._carry)
     self.adjustments, self._carry = t.adjustments, []
-    info = model_info(self.model)
-    if not info: self._adjust(t, 'unknown_model', f"litellm has no information on {self.model}: no max_tokens, context window or prefill from it, "
+    info = self._info()
+    if not info: self._adjust(t, 'unknown_model', f"litellm has no information on {self._which(lambda i: not _limited(i))}: no max_tokens, context window or prefill from it, "
                                                    "and a cost only if the reply reports one (litellm.register_model describes a model)")
     if prefill and not info.get('supports_assistant_prefill'):
-        self._adjust(t, 'prefill', f"prefill {_trunc_str(prefill, 40, skip=0)!r} dropped: {self.model} takes no assistant prefill")
+        self._adjust(t, 'prefill', f"prefill {_trunc_str(prefill, 40, skip=0)!r} dropped: {self._which(lambda i: not i.get('supports_assistant_prefill'))} takes no assistant prefill")
         prefill = None
     t.prefill, (t.schemas, t.ns) = prefill, self._tools_for(tools)
     self.last_use = UsageStats()
@@ -542,7 +582,7 @@ def _fix_calls(self:Chat, t, m, made=()):
             self._adjust(t, 'tool_call', f"the reply's call {tid!r} came without a tool name: named {unnamed_tool!r} (no tool runs for it)")
         if tid in made: self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call came without an id: given the id {tid!r}")
         if tid.__class__ is str and (tid.startswith('srvtoolu_') or tid and tid not in used): used.add(tid); continue  # (the provider's own calls keep theirs)
-        tc.id = new = _new_call_id(self.model)  # in the style of the provider's own ids
+        tc.id = new = _new_call_id(self._target)  # in the style of the provider's own ids
         used.add(new)
         why = 'is missing' if not tid else f"is a {type(tid).__name__}" if tid.__class__ is not str else 'is already used in this chat'
         self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call: its id {tid!r} {why}, so it was given the id {new!r} (each call needs its own)")
@@ -883,7 +923,7 @@ def _call(self:Chat, kw, stream):
         if _is_timeout(e) and not isinstance(e, ChatTimeout): raise lim.error() from e
         raise
     if not stream: self._unslot(); return r
-    seen, chunks = _Seen(kw.get('model')), []
+    seen, chunks = _Seen(self._target), []
     try:
         for o in _timed(keep_built(watch_reply(r)), lim):
             seen(o); chunks.append(o)
@@ -980,7 +1020,7 @@ class AsyncChat(Chat):
                             raise
                         if not stream: self._unslot()
                         if stream:
-                            seen, chunks, done = _Seen(kw.get('model')), [], False
+                            seen, chunks, done = _Seen(self._target), [], False
                             try:
                                 async for o in _atimed(keep_built(watch_reply(r)), lim):
                                     seen(o); chunks.append(o)

@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt54m', 'codex54', 'codex54m', 'codex55',
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info',
-           'supported_params', 'has_search', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
+           'supported_params', 'has_search', 'router_of', 'router_version', 'router_group', 'group_info',
+           'group_params', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
            'unreadable_reply', 'stream_finished', 'stream_content_type', 'watch_reply', 'stream_replied',
            'stream_broke', 'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
@@ -129,6 +130,54 @@ def has_search(m):
     "Does model `m` support web search (`web_search_options`)?"
     i = model_info(m)
     return bool(i.get('supports_web_search') or i.get('search_context_cost_per_query'))
+
+# %% ../nbs/04_providers.ipynb #e365e2c1
+def router_of(f):
+    "The litellm `Router` (from litellm 1.110, its core) whose completion method `f` is; None for any other function"
+    o = getattr(f, '__self__', None)
+    return o if o is not None and type(o).__module__.startswith('litellm.router') else None
+
+def router_version(f):
+    "A value that changes when the deployments of `f`'s Router change (None when `f` is no Router's)"
+    if (r := router_of(f)) is None: return None
+    if hasattr(r, 'registry'): return r.registry().version  # litellm 1.110+: `model_list` is deprecated
+    return id(r.model_list), len(r.model_list)
+
+def _deployments(r, group):
+    # litellm 1.110 deprecates `get_model_list` for `registry().deployments`; 1.106 has no registry
+    if hasattr(r, 'registry'): return r.registry().deployments(group) or []
+    return r.get_model_list(model_name=group) or []
+
+_deployment_keys = {'id', 'db_model', 'member_auto_router', 'base_model'}  # model_info keys about the deployment, not the model
+
+def router_group(f, group:str)->list|None:
+    "[(litellm model, the model info its deployment sets)] for each deployment Router method `f` sends `group` to; None for no Router's"
+    if router_of(f) is None: return None
+    res = []
+    for d in _deployments(router_of(f), group):
+        lp, mi = d.get('litellm_params') or {}, d.get('model_info') or {}
+        if m := mi.get('base_model') or lp.get('base_model') or lp.get('model'):
+            res.append((m, {k:v for k,v in mi.items() if k not in _deployment_keys and v is not None}))
+    return res
+
+# %% ../nbs/04_providers.ipynb #e65181a2
+def _limited(i): return bool(i.get('max_input_tokens') or i.get('max_output_tokens') or i.get('max_tokens'))
+
+def group_info(members:list)->dict:
+    "The model info all `members` (from `router_group`) agree on: each `max_` limit the smallest, a capability if all have it"
+    infos = [model_info(m) | extra for m,extra in members]
+    if not infos or not all(_limited(i) for i in infos): return {}
+    res = dict(infos[0])
+    for i in infos[1:]:
+        for k in res.keys() | i.keys():
+            if k.startswith('supports_'): res[k] = bool(res.get(k)) and bool(i.get(k))
+            elif k.startswith('max_') and (vs := [v for v in (res.get(k), i.get(k)) if v]): res[k] = min(vs)
+    return res
+
+def group_params(members:list)->frozenset:
+    "The OpenAI params litellm accepts for every one of `members` (empty, i.e. unknown, when it knows one not)"
+    ps = [supported_params(m) for m,_ in members]
+    return frozenset.intersection(*ps) if ps and all(ps) else frozenset()
 
 # %% ../nbs/04_providers.ipynb #7ac75c93
 def _is_gpt5(m): return m.split('/')[-1].startswith('gpt-5') and m.split('/')[0] in ('openai', 'chatgpt', m)

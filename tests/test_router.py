@@ -1,5 +1,5 @@
 "Scale-out on litellm's Router: `Chat(model_group, completefunc=router.completion)` with two fake providers as two deployments."
-import asyncio
+import asyncio, json
 import pytest
 from litellm import Router
 from lisette import *
@@ -72,3 +72,68 @@ async def test_async_router(two):
     res = [o async for o in await chats[0]("again", stream=True)]
     assert contents(res[-1]).content == '8' and b.last['stream'] is True
     check_hist(chats[0].hist)
+
+# What the chat knows of a Router model group comes from its deployments (litellm's map does not know the group's name)
+
+def claude_router(fp, *extra, name='claude', **kw):
+    "A Router whose group `name` is Claude Sonnet 4.5 on `fp` (+ `extra` deployments)"
+    dep = dict(model_name=name, litellm_params=dict(model='anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k'), **kw)
+    return Router(model_list=[dep, *extra], num_retries=0)
+
+@pytest.fixture
+def fp():
+    p = FakeProvider().start()
+    yield p
+    p.stop()
+
+def test_group_known_through_its_deployment(fp):
+    fp.respond_with(lambda body, path: "ok")
+    chat = Chat('claude', sp='Be brief.', cache=True, cache_idxs=[0, -1], completefunc=claude_router(fp).completion)
+    chat("hi")
+    kinds = [a.kind for a in chat.adjustments]
+    assert 'unknown_model' not in kinds and 'max_tokens' in kinds
+    body = fp.last
+    assert body['max_tokens'] == 64000                                  # Sonnet 4.5's maximum output, filled in by lisette
+    assert body['system'][0].get('cache_control') and body['messages'][-1]['content'][-1].get('cache_control')
+    r = chat("go on", prefill="Sure:")                                  # Claude takes a prefill: kept
+    assert contents(r).content.startswith("Sure:") and 'prefill' not in [a.kind for a in chat.adjustments]
+
+def test_mixed_group_takes_what_all_deployments_agree_on(fp):
+    fp.respond_with(lambda body, path: "ok")
+    gpt = dict(model_name='claude', litellm_params=dict(model='openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k'))
+    chat = Chat('claude', completefunc=claude_router(fp, gpt).completion)
+    chat("hi", prefill="Sure:")
+    adj = {a.kind: a.detail for a in chat.adjustments}
+    assert "openai/gpt-4o-mini (deployed in Router group claude) takes no assistant prefill" in adj["prefill"]  # so the group takes none
+    assert "smallest maximum output of Router group claude's deployments" in adj['max_tokens']
+    assert fp.last['max_tokens'] == 16384                               # GPT-4o mini's, the smaller
+    assert not any(m['role'] == 'assistant' for m in fp.last['messages'])
+
+def test_unknown_deployment_named(fp):
+    fp.respond_with(lambda body, path: "ok")
+    odd = dict(model_name='claude', litellm_params=dict(model='openai/my-finetune', api_base=fp.openai_base, api_key='k'))
+    chat = Chat('claude', completefunc=claude_router(fp, odd).completion)
+    with pytest.warns(AdjustmentWarning, match=r"openai/my-finetune \(deployed in Router group claude\)"): chat("hi")
+    assert 'max_tokens' not in [a.kind for a in chat.adjustments]      # nothing filled in from a half-known group
+
+def test_deployment_window_bounds_the_chat(fp):
+    "A context window set on the deployment (model_info) is the chat's: a request that cannot fit is shortened before it is sent"
+    fp.respond_with(lambda body, path: "done")
+    chat = Chat('claude', tools=[add], fit_context=True, max_tokens=100,
+                completefunc=claude_router(fp, model_info=dict(max_input_tokens=3000)).completion)
+    big = "word " * 4000
+    chat.hist = [{'role': 'user', 'content': 'add'},
+                 {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'toolu_1', 'type': 'function', 'function': {'name': 'add', 'arguments': '{"a":1}'}}]},
+                 {'role': 'tool', 'tool_call_id': 'toolu_1', 'content': big}]
+    chat("and now?")
+    assert 'context' in [a.kind for a in chat.adjustments]
+    assert len(fp.requests) == 1 and len(json.dumps(fp.last)) < 12000    # sent shortened (the result alone was 20,000 chars)
+
+async def test_async_group_info(fp):
+    "AsyncChat knows the group the same way"
+    fp.queue(Reply(tool_calls=[('add', dict(a=2, b=2))]), "4")
+    chat = AsyncChat('claude', tools=[add], completefunc=claude_router(fp).acompletion)
+    r = await chat("2+2?")
+    assert contents(r).content == "4" and 'unknown_model' not in [a.kind for a in chat.adjustments]
+    assert fp.last['max_tokens'] == 64000
+    check_hist(chat.hist)
