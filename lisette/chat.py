@@ -501,7 +501,8 @@ class MissingApiKeyError(litellm.AuthenticationError):
 @patch
 def _key_error(self:Chat, e, kw):
     "The `MissingApiKeyError` to raise when failure `e` of request `kw` comes from an unset API key, else None"
-    if isinstance(e, MissingApiKeyError) or not (keys := missing_keys(kw)): return None
+    if isinstance(e, MissingApiKeyError) or router_version(self.completefunc) is not None: return None  # (a Router's deployments hold their keys)
+    if not (keys := missing_keys(kw)): return None
     return MissingApiKeyError(f"No API key for {kw['model']}: set {' or '.join(keys)} in the environment, "
                               f"or pass api_key= to {type(self).__name__}.", getattr(e, 'llm_provider', ''), kw['model'])
 

@@ -1,6 +1,6 @@
 "Scale-out on litellm's Router: `Chat(model_group, completefunc=router.completion)` with two fake providers as two deployments."
 import asyncio, json
-import pytest
+import litellm, pytest
 from litellm import Router
 from lisette import *
 from lisette.history import check_hist
@@ -136,4 +136,13 @@ async def test_async_group_info(fp):
     r = await chat("2+2?")
     assert contents(r).content == "4" and 'unknown_model' not in [a.kind for a in chat.adjustments]
     assert fp.last['max_tokens'] == 64000
+    check_hist(chat.hist)
+
+def test_group_named_like_a_model_is_no_missing_key(fp, monkeypatch):
+    "A group named like a model ('gpt-4o-mini') with the key in its deployment: a server error stays one, not a missing OPENAI_API_KEY"
+    monkeypatch.delenv('OPENAI_API_KEY', raising=False)
+    failing(fp)
+    dep = dict(model_name='gpt-4o-mini', litellm_params=dict(model='openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k'))
+    chat = Chat('gpt-4o-mini', completefunc=Router(model_list=[dep], num_retries=0).completion, retries=0)
+    with pytest.raises(litellm.InternalServerError, match='deployment down'): chat("hi")
     check_hist(chat.hist)
