@@ -615,6 +615,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.switch._memo': ('switch.html#_memo', 'lisette/switch.py'),
                                 'lisette.switch._needs': ('switch.html#_needs', 'lisette/switch.py'),
                                 'lisette.switch._needs_fit': ('switch.html#_needs_fit', 'lisette/switch.py'),
+                                'lisette.switch._refusals': ('switch.html#_refusals', 'lisette/switch.py'),
                                 'lisette.switch._search_parts': ('switch.html#_search_parts', 'lisette/switch.py'),
                                 'lisette.switch._server_call': ('switch.html#_server_call', 'lisette/switch.py'),
                                 'lisette.switch._set_id': ('switch.html#_set_id', 'lisette/switch.py'),

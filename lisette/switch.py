@@ -9,7 +9,7 @@ __all__ = ['provider_kind', 'reasoning_origin', 'fit_id', 'fit_history', 'note_a
 import hashlib, json, re
 from fastcore.utils import *
 from litellm.types.utils import Function
-from .messages import _get
+from .messages import _get, _nonblank
 from .history import _copy_msg, _plain, norm_reasoning, _srv
 from .tools import _tc_id
 
@@ -118,9 +118,14 @@ def _fit_args(tc, kind, notes, i):
     tc.function = Function(name=nm, arguments='{}')  # on a copy (`_copy_msg`): the history's call keeps its arguments
     return tc
 
+_takes_refusal = ('openai', 'responses')  # OpenAI's `refusal` content part; litellm drops an Anthropic or Gemini message holding one
+
+def _refusals(m): return (c := _get(m, 'content')).__class__ is list and any(p.__class__ is dict and p.get('type')=='refusal' for p in c)
+
 def _needs_fit(m, kind, cache, answered=()):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
     if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind): return True
+    if kind not in _takes_refusal and _refusals(m): return True
     if not cache and _get(m, 'cache_control'): return True
     for tc in _get(m, 'tool_calls') or []:
         tid = _tc_id(tc)
@@ -142,6 +147,10 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=()):
             notes.append((i, f"server-side {nested_idx(tc, 'function', 'name')} call {_tc_id(tc)} (already run by Anthropic) left out"))
         set_('provider_specific_fields', None)
         notes.append((i, "Anthropic's web search results and citations left out (kept in the history)"))
+    if kind not in _takes_refusal and _refusals(m):
+        set_('content', [{'type': 'text', 'text': _nonblank(p.get('refusal'))} if p.__class__ is dict and p.get('type')=='refusal' else p
+                         for p in _get(m, 'content')])
+        notes.append((i, f"refusal sent as text ({_names.get(kind, kind)} has no refusal parts)"))
     tcs = _get(m, 'tool_calls') or []
     keep = []
     for tc in tcs:

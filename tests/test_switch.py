@@ -128,3 +128,15 @@ def test_replaced_message_is_read_again(fake_provider):
     chat('b')
     assert 'thinking' not in json.dumps(fp.requests[-1].body['messages'][501])
     assert any(k == 'switch' and d.startswith('message 501: thinking from Anthropic') for k,d in chat.adjustments)
+
+def test_refusal_reaches_every_protocol(proto):
+    "An OpenAI refusal in the history: sent as is to OpenAI, as text (reported) elsewhere, where litellm would drop the whole message"
+    fp, model, kw = proto
+    chat = Chat(model, hist=[{'role': 'user', 'content': 'Do the bad thing'},
+                             {'role': 'assistant', 'content': [{'type': 'refusal', 'refusal': "I can't help with that."}]}], **kw)
+    fp.queue('Sure.')
+    chat('Something else, then')
+    assert "I can't help with that." in json.dumps(fp.last)                   # the assistant's turn was sent
+    switched = [d for k,d in chat.adjustments if k=='switch']
+    assert bool(switched) == (model.split('/')[0] not in ('openai',)), switched
+    assert chat.hist[1]['content'][0]['type'] == 'refusal'                    # the history keeps what the model sent
