@@ -549,10 +549,10 @@ _left_out = {'type': 'text', 'text': "[a part of this result was left out: the p
 @patch
 def _fix_result(self:Chat, t, tr):
     "Leave out the parts of a tool result no provider would take (a `ToolResponse` part of an unknown type or the wrong shape): the model is told, the user too"
-    if (c := tr['content']).__class__ is not list or not any(_part_problem(j, p) for j,p in enumerate(c)): return  # (text results; a sound list in one pass)
+    if (c := tr['content']).__class__ is not list or not any(_part_problem(j, p, 'tool') for j,p in enumerate(c)): return  # (text results; a sound list in one pass)
     parts, probs = [], []
     for j,p in enumerate(c):
-        if pr := _part_problem(j, p): probs.append(f"{pr[0]} {pr[1]}"); p = dict(_left_out)
+        if pr := _part_problem(j, p, 'tool'): probs.append(f"{pr[0]} {pr[1]}"); p = dict(_left_out)
         parts.append(p)
     tr['content'] = parts
     self._adjust(t, 'tool_result', f"the result of tool call {tr.get('tool_call_id')!r}: {len(probs)} part(s) left out, "

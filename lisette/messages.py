@@ -339,13 +339,18 @@ def _shape_problem(m, need_ids=True):
     if isinstance(c, str): return None
     if not isinstance(c, list): return 'content', f"is a {type(c).__name__}; use a str or a list of content parts (dicts with a 'type')"
     for j,p in enumerate(c):
-        if pr := _part_problem(j, p): return pr
+        if pr := _part_problem(j, p, role): return pr
 
-def _part_problem(j, p):
+# parts only one role's messages hold: elsewhere the provider refuses them (OpenAI, Anthropic) or litellm drops the message
+_role_parts = {'tool_reference': ('tool', "only a tool result holds one (Anthropic's tool search)"),
+               'refusal': ('assistant', "only the model's own (assistant) messages hold one")}
+
+def _part_problem(j, p, role=None):
     "(field, problem) of content part `p`, at index `j` of a message's content, or None"
     if not (isinstance(p, dict) and isinstance(p.get('type'), str)):
         return f'content[{j}]', f"is {type(p).__name__} {str(p)[:40]!r}; a content part is a dict with a 'type', e.g. {{'type': 'text', 'text': ...}}"
     if p['type'] not in _part_types: return _part_type_problem(j, p['type'])
+    if role is not None and (rp := _role_parts.get(p['type'])) and role!=rp[0]: return f'content[{j}].type', f"is {p['type']!r} in a {role!r} message: {rp[1]}"
     if p['type']=='text' and not isinstance(p.get('text'), str): return f'content[{j}].text', "must be a str"
     if p['type']=='file' and not isinstance(p.get('file'), dict): return f'content[{j}].file', "must be a dict (with 'file_data' or 'file_id')"
     if p['type']=='image_url' and not _image_url(p.get('image_url')):
