@@ -30,7 +30,7 @@ from .providers import (model_info, supported_params, has_search, adapt_request,
                                router_version, router_group, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
-from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes
+from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _audio_reply
 from .context import check_context, context_window, count_tokens, _bytes_bound
 from dataclasses import field
 from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
@@ -384,7 +384,7 @@ def _after_response(self:Chat, r, prefill):
     if m.role!='assistant': self._adjust(None, 'reply', f"the reply came with role {m.role!r}: stored as the assistant's"); m.role = 'assistant'
     if prefill: m.content = prefill + (m.content or '')
     if w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r): add_warning(r, w)
-    if not m.tool_calls: m.content = _nonblank(m.content)  # an empty reply would make every later request invalid
+    if not m.tool_calls and not _audio_reply(m): m.content = _nonblank(m.content)  # an empty reply would make every later request invalid (a spoken one is not empty)
     return m, *self._count_use(r)
 
 def _bad_size(bad): return bool(bad.keys() & {'prompt_tokens', 'completion_tokens'})  # (the counts that bound the context)

@@ -14,7 +14,7 @@ from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_types
-from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text
+from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _audio_reply
 from .context import _msgs_bound
 from .usage import UsageStats
 from .chat import Chat
@@ -50,18 +50,27 @@ def _odd(p):
     "Whether content part `p` is one a conversion changes before checking: OpenAI's refusal, or a type no provider takes"
     return isinstance(p, dict) and isinstance(t := p.get('type'), str) and (t=='refusal' or t not in _part_types)
 
+def _spoken(m):
+    "Is `m` a spoken reply without text (OpenAI's audio output)? A conversion keeps its transcript as the text"
+    c = _get(m, 'content')
+    return _get(m, 'role')=='assistant' and (not c or isinstance(c, str) and c.isspace()) and _audio_reply(m)
+
 def _convertible(m, i, notes, refusal=None, check=True):
     """Message `m` (index `i`) as a conversion takes it, then checked as `Chat` checks it (a wrong shape raises
     `MessageFormatError`): what `check_msg` refuses but a conversion can leave out is left out, noted: OpenAI's legacy
     'function' message (None) and `function_call`, and content parts of a type no provider takes. OpenAI's refusal parts
-    stay, or, with `refusal` (why the target has none), become text parts (noted)"""
+    stay, or, with `refusal` (why the target has none), become text parts (noted). A spoken reply without text (OpenAI's
+    audio output) becomes its transcript (noted)"""
     if not isinstance(m, (dict, Message)): return check_msg(m, i)  # (raises)
     c = _get(m, 'content')
-    if _get(m, 'role')!='function' and not _get(m, 'function_call') and not (isinstance(c, list) and any(map(_odd, c))):
+    if _get(m, 'role')!='function' and not _get(m, 'function_call') and not (isinstance(c, list) and any(map(_odd, c))) and not _spoken(m):
         return check_msg(m, i) if check else m  # the usual case: nothing to leave out
     if _get(m, 'role')=='function': return notes(i, "legacy 'function' message dropped (use 'tool' messages)")
     d = dict(_plain(m))
     if d.pop('function_call', None): notes(i, "legacy function_call dropped (use tool_calls)")
+    if _spoken(m):
+        d['content'], _ = _get(m, 'audio', 'transcript') or '', d.pop('audio', None)
+        notes(i, "audio reply kept as its transcript (a request in this format cannot refer to the audio)")
     if isinstance(c, list):
         parts = []
         for j,p in enumerate(c):

@@ -62,6 +62,7 @@ def _repr_markdown_(self:ModelResponse):
     msg = contents(self)
     res = msg.content or ''
     if isinstance(res, list): res = '\n'.join(o.get('text','') for o in res if isinstance(o, dict))
+    if not res and (tr := getattr(getattr(msg, 'audio', None), 'transcript', None)): res = f"🔊 {tr}"  # a spoken reply: what it says
     if imgs := getattr(msg, 'images', None): res += '\n\n' + '\n\n'.join(_img_md(o) for o in imgs)
     if tcs := getattr(msg, 'tool_calls', None): res += '\n\n' + '\n\n'.join(_tc_line(tc) for tc in tcs)
     if not res.strip(): res = str(msg)  # e.g. only reasoning: show the message rather than nothing

@@ -9,8 +9,9 @@ __all__ = ['provider_kind', 'reasoning_origin', 'fit_id', 'fit_history', 'note_a
 import hashlib, json, re
 from fastcore.utils import *
 from litellm.types.utils import Function
+import time
 from .messages import _get, _nonblank
-from .history import _copy_msg, _plain, norm_reasoning, _srv
+from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank
 from .tools import _tc_id
 
 # %% ../nbs/06e_switch.ipynb #84017922
@@ -122,9 +123,17 @@ _takes_refusal = ('openai', 'responses')  # OpenAI's `refusal` content part; lit
 
 def _refusals(m): return (c := _get(m, 'content')).__class__ is list and any(p.__class__ is dict and p.get('type')=='refusal' for p in c)
 
+def _audio_as(m, kind):
+    "How assistant message `m`'s audio reply goes to provider `kind`: ('id', its id) to OpenAI Chat Completions until it expires, else ('text', why); None: it has none"
+    if (a := _get(m, 'audio')) is None: return None
+    if kind!='openai': return 'text', f"{_names.get(kind, kind)} takes no audio replies"
+    if (exp := _get(a, 'expires_at')) and exp<=time.time(): return 'text', "OpenAI no longer keeps it"
+    return ('id', aid) if (aid := _get(a, 'id')) else ('text', "it has no id")
+
 def _needs_fit(m, kind, cache, answered=()):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
     if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind): return True
+    if _get(m, 'audio') is not None: return True  # (sent as a reference, or as its transcript)
     if kind not in _takes_refusal and _refusals(m): return True
     if not cache and _get(m, 'cache_control'): return True
     for tc in _get(m, 'tool_calls') or []:
@@ -151,6 +160,14 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=()):
         set_('content', [{'type': 'text', 'text': _nonblank(p.get('refusal'))} if p.__class__ is dict and p.get('type')=='refusal' else p
                          for p in _get(m, 'content')])
         notes.append((i, f"refusal sent as text ({_names.get(kind, kind)} has no refusal parts)"))
+    if aa := _audio_as(m, kind):
+        tr = _get(m, 'audio', 'transcript')
+        if aa[0]=='id': set_('audio', {'id': aa[1]})  # OpenAI's reference to its own audio: the data need not go back
+        else:
+            set_('audio', None)
+            notes.append((i, f"audio reply sent as its transcript ({aa[1]})"))
+        c = _get(m, 'content')
+        if c is None or c.__class__ is str and _blank(c): set_('content', None if aa[0]=='id' else _nonblank(tr))
     tcs = _get(m, 'tool_calls') or []
     keep = []
     for tc in tcs:
@@ -188,7 +205,7 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
     cache = ifnone(cache, kind=='anthropic')
     seen = _memo(memo, (kind, cache), len(msgs))
     nsys = next((i for i,m in enumerate(msgs) if _get(m, 'role') not in ('system', 'developer')), len(msgs))
-    res, notes, ids, ckpts = list(msgs), [], {}, []
+    res, notes, ids, ckpts, copied = list(msgs), [], {}, [], False
     answered = _ResultIds(msgs)  # a `srvtoolu_` call with a result was a client call
     for j in range(len(msgs)) if at is None else at:
         # plain text, most of a long history (this runs on every request): nothing any provider needs changed
@@ -197,12 +214,13 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         i, role = j-nsys, _get(m, 'role')
         if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen): continue  # no copy
         res[j], set_ = _setter(m)
+        copied = True
         if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered)
         elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
         if not cache and _strip_cc(res[j], set_): ckpts.append(i)
     if ckpts: notes.append((ckpts[0], f"cache checkpoints left out (messages {', '.join('system' if k<0 else str(k) for k in ckpts)}): {model} takes none"))
-    if not notes: return list(msgs), []
-    return res, sorted(notes, key=lambda o: o[0])
+    if not copied: return res, []
+    return res, sorted(notes, key=lambda o: o[0])  # (an audio reference back to OpenAI is changed without a note: it is OpenAI's own form)
 
 # %% ../nbs/06e_switch.ipynb #38bc75df
 def note_adjustment(chat, kind, detail):

@@ -140,3 +140,36 @@ def test_refusal_reaches_every_protocol(proto):
     switched = [d for k,d in chat.adjustments if k=='switch']
     assert bool(switched) == (model.split('/')[0] not in ('openai',)), switched
     assert chat.hist[1]['content'][0]['type'] == 'refusal'                    # the history keeps what the model sent
+
+def _spoken_reply(transcript, expires_at):
+    "An OpenAI Chat Completions reply with audio output and no text, as OpenAI sends it"
+    return Reply(raw=json.dumps({'id': 'chatcmpl-a1', 'object': 'chat.completion', 'created': 1, 'model': 'gpt-4o-audio-preview',
+        'choices': [{'index': 0, 'finish_reason': 'stop', 'message': {'role': 'assistant', 'content': None, 'refusal': None,
+            'audio': {'id': 'audio_abc', 'data': 'UklGRg==', 'expires_at': expires_at, 'transcript': transcript}}}],
+        'usage': {'prompt_tokens': 10, 'completion_tokens': 20, 'total_tokens': 30}}).encode())
+
+def test_spoken_reply_round_trip(fake_provider):
+    "An audio reply is kept (not made '.'), goes back to OpenAI as a reference to its audio, and to Anthropic as its transcript"
+    import time
+    fp = fake_provider
+    chat = Chat('openai/gpt-4o-audio-preview', api_base=fp.openai_base, api_key='k')
+    fp.queue(_spoken_reply('Hello there!', int(time.time())+3600), 'fine', 'also fine')
+    r = chat('Say hi', modalities=['text', 'audio'], audio={'voice': 'alloy', 'format': 'wav'})
+    assert chat.hist[-1].content is None and chat.hist[-1].audio.transcript == 'Hello there!'
+    assert '🔊 Hello there!' in r._repr_markdown_()
+    chat('Again')
+    assert fp.last['messages'][1] == {'role': 'assistant', 'audio': {'id': 'audio_abc'}}   # OpenAI's own reference, without the data
+    chat.model, chat.api_base = 'anthropic/claude-sonnet-4-5', fp.anthropic_base
+    chat('And now?')
+    assert fp.last['messages'][1] == {'role': 'assistant', 'content': [{'type': 'text', 'text': 'Hello there!'}]}
+    assert any('audio reply sent as its transcript (Anthropic takes no audio replies)' in d for k,d in chat.adjustments if k=='switch')
+    assert chat.hist[1].audio.data == 'UklGRg=='                                               # the history keeps the audio
+
+def test_expired_spoken_reply_goes_as_text(fake_provider):
+    fp = fake_provider
+    chat = Chat('openai/gpt-4o-audio-preview', api_base=fp.openai_base, api_key='k')
+    fp.queue(_spoken_reply('Old news.', 1), 'ok')
+    chat('Say something')
+    chat('Go on')
+    assert fp.last['messages'][1] == {'role': 'assistant', 'content': 'Old news.'}
+    assert any('OpenAI no longer keeps it' in d for k,d in chat.adjustments if k=='switch')
