@@ -23,15 +23,16 @@ from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem
 from .tools import *
 from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel
-from .usage import UsageStats, _hidden, _read_usage, _show_bad
+from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
+from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
-                               router_version, router_group, group_info, group_params, _limited,
+                               router_of, router_version, router_group, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _audio_reply
-from .context import check_context, context_window, count_tokens, _bytes_bound
+from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
 from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
 from .cachediag import note_request, cache_report as _cache_report, CacheReport
@@ -201,36 +202,55 @@ class Chat:
 def _group(self:Chat):
     "The Router deployments [(litellm model, its model_info)] this chat's model group reaches; None when it calls no Router"
     f, m, c = self.completefunc, self.model, self.__dict__.get('_grp')
-    if c is not None and c[0] is f and c[1]==m and (c[2] is None or c[2]==router_version(f)): return c[3]  # (the common case: two compares)
+    if c is not None and c[0] is f and c[1]==m and (c[2] is None or c[2]==router_version(f)): return c[3]  # (no Router: two compares)
     v = router_version(f)
     self._grp = (f, m, v, (router_group(f, m) or None) if v is not None else None)
     return self._grp[3]
 
 @patch(as_prop=True)
-def _targets(self:Chat): return [o for o,_ in g] if (g := self._group()) else [self.model]
+def _targets(self:Chat):
+    "The litellm models this chat's requests go to"
+    return [o for o,_ in g] if (g := self._group()) else [self.model]
+
 @patch(as_prop=True)
-def _target(self:Chat): return g[0][0] if (g := self._group()) else self.model
-@patch
-def _info(self:Chat): return group_info(g) if (g := self._group()) else model_info(self.model)
-@patch
-def _whose(self:Chat):
-    g = {o for o,_ in self._group() or []}
-    return "the model's maximum output" if len(g)<2 else f"the smallest maximum output of Router group {self.model}'s deployments"
+def _target(self:Chat):
+    "The one model name that stands for this chat's requests"
+    return self.model if len(ts := set(self._targets))>1 else ts.pop()
+
+@patch(as_prop=True)
+def _info(self:Chat):
+    "litellm's model info for this chat's requests ({} when unknown)"
+    return group_info(g) if (g := self._group()) else model_info(self.model)
+
+@patch(as_prop=True)
+def _sparams(self:Chat):
+    "The OpenAI params litellm accepts for this chat's requests (empty when unknown)"
+    return group_params(g) if (g := self._group()) else supported_params(self.model)
+
+@patch(as_prop=True)
+def _cacheable(self:Chat):
+    "Do this chat's requests take cache checkpoints?"
+    return all(supports_cache_ckpts(o) for o in self._targets)
+
+@patch(as_prop=True)
+def _window(self:Chat):
+    "The context window of this chat's requests (None when unknown)"
+    if self._group(): return window_of(self._info)
+    if getattr(self, '_win', (None,))[0]!=self.model: self._win = (self.model, context_window(self.model))
+    return self._win[1]
+
+# %% ../nbs/06_chat.ipynb #6787dd8e
 @patch
 def _which(self:Chat, bad):
     "`model` or, for a Router group, its deployments whose model info `bad` holds for, named for a message"
     if not (g := self._group()): return self.model
     return ', '.join(dict.fromkeys(o for o,x in g if bad(model_info(o) | x))) + f" (deployed in Router group {self.model})"
+
 @patch
-def _sparams(self:Chat): return group_params(g) if (g := self._group()) else supported_params(self.model)
-@patch
-def _cacheable(self:Chat): return all(supports_cache_ckpts(o) for o in self._targets)
-@patch
-def _window(self:Chat):
-    "The context window of this chat's requests (None when unknown)"
-    if self._group(): return (i := self._info()).get('max_input_tokens') or i.get('max_tokens') or None
-    if getattr(self, '_win', (None,))[0]!=self.model: self._win = (self.model, context_window(self.model))
-    return self._win[1]
+def _whose(self:Chat):
+    "Whose maximum output `max_tokens` was filled in from"
+    outs = {(model_info(o) | x).get('max_output_tokens') for o,x in self._group() or []}
+    return "the model's maximum output" if len(outs)<2 else f"the smallest maximum output of Router group {self.model}'s deployments"
 
 # %% ../nbs/06_chat.ipynb #b7fd825d
 class Adjustment(NamedTuple):
@@ -308,7 +328,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
                 m['content'] = nb
         self._hist += new
     sp = [{'role': 'system', 'content': self.sp}] if self.sp else []
-    if self.cache and self._cacheable():
+    if self.cache and self._cacheable:
         idxs = list(self.cache_idxs)
         if sp:
             if 0 in idxs: sp[0] = _add_cache_control(sp[0], self.ttl)
@@ -340,7 +360,7 @@ def _fit_at(self:Chat, msgs):
 @patch
 def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, **kwargs):
     "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments"
-    sparams, info, m = self._sparams(), self._info(), self.model
+    sparams, info, m = self._sparams, self._info, self.model
     msgs = fit_request(self, msgs, self._fit_at(msgs))  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
     kw = dict(model=m, messages=msgs, **self.callkw)
     if schemas: kw['tools'] = schemas
@@ -368,10 +388,8 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     for k in ('api_base', 'api_key', 'extra_headers'):
         if (v := getattr(self, k)) is not None: kw[k] = v
     if self.completefunc in (completion, acompletion): kw = without_sdk_retries(kw)  # our retries only (retries=0: one request)
-    if g := self._group():  # a Router group: what the provider of each deployment needs, for the group's name
-        res = kw | kwargs
-        for o in dict.fromkeys(o for o,_ in g): res = adapt_request(res | {'model': o})
-        res['model'] = (kw | kwargs)['model']
+    if self._group() and self._target!=m:  # a Router group of one model: that model's fixes, under the group's name
+        res = adapt_request(kw | kwargs | {'model': self._target}) | {'model': (kw | kwargs)['model']}
     else: res = adapt_request(kw | kwargs)
     if 'temperature' in kw and 'temperature' not in res: self._adjust(None, 'temperature', _temp_dropped(f"{m} takes none here", kw['temperature']))
     return res
@@ -392,12 +410,26 @@ def _bad_size(bad): return bool(bad.keys() & {'prompt_tokens', 'completion_token
 @patch
 def _count_use(self:Chat, r):
     "Add the usage of response `r` to the chat's: (its `UsageStats`, {field: value} of impossible counts, left out and reported)"
-    u, bad = _read_usage(r, self.markup)
+    u, bad = _read_usage(r, self.markup, cost=self._group_cost(r))
     if bad: self._adjust(None, 'usage', f"{self.model} reported impossible usage ({_show_bad(bad)}): counted as unknown (0)"
                                         + ("; no cost counted for this reply" if u.cost==0 else '')
                                         + ("; the context bound keeps its own estimate" if _bad_size(bad) else ''))
     self.use += u; self.last_use += u
     return u, bad
+
+@patch
+def _group_cost(self:Chat, r):
+    "litellm's cost of a Router chat's reply `r`, or else the price set on the deployment that sent it (None: no Router)"
+    if not (g := self._group()) or (c := _cost(r)): return None if not g else c
+    # a streamed reply from a deployment priced in its model_info: litellm prices only the Router's own (non-streamed) replies
+    rm = str(_get(r, 'model') or '')
+    for o,x in g:
+        if x.get('input_cost_per_token') is not None and rm in (o, o.split('/', 1)[-1]):
+            price = dict(input_cost_per_token=x['input_cost_per_token'], output_cost_per_token=x.get('output_cost_per_token') or 0)
+            try:
+                with quiet_litellm(): return completion_cost(completion_response=r, custom_cost_per_token=price)
+            except Exception: return 0.
+    return 0.
 
 class EmptyReplyError(RuntimeError):
     "The provider answered (status 200) with no choices: nothing to add to the history, and not sent again (it may have been billed)"
@@ -412,7 +444,7 @@ def _empty_reply(self:Chat, r):
 @patch
 def _check_context(self:Chat, schemas, max_tokens):
     "Warn before a request that would not fit the context window (with `fit_context`, shorten old tool results): True if it shortened"
-    if not (w := self._window()): return False
+    if not (w := self._window): return False
     sent = lambda h: paged(h, self.page_results)[0]  # what the model gets: paged results count by their page
     # `_ctx`: the tokens of the request up to message n0, exact (the provider's count, or ours) or a byte bound; (None, 0): unknown
     n0, t0, exact = (*self._ctx, True)[:3]
@@ -442,7 +474,7 @@ def _check_context(self:Chat, schemas, max_tokens):
 @patch
 def _max_hist_ckpts(self:Chat):
     "Checkpoints the history may carry: 4, less one when the system prompt has one"
-    return max_cache_ckpts - bool(self.cache and self.sp and 0 in self.cache_idxs and self._cacheable())
+    return max_cache_ckpts - bool(self.cache and self.sp and 0 in self.cache_idxs and self._cacheable)
 
 @patch
 def _repair(self:Chat, start):
@@ -482,7 +514,7 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
     t = _Turn(start=len(self._hist), schemas=None, ns=None, opts=opts, max_steps=max_steps, final_prompt=final_prompt,
               step=step, adjustments=self._carry)
     self.adjustments, self._carry = t.adjustments, []
-    info = self._info()
+    info = self._info
     if not info: self._adjust(t, 'unknown_model', f"litellm has no information on {self._which(lambda i: not _limited(i))}: no max_tokens, context window or prefill from it, "
                                                    "and a cost only if the reply reports one (litellm.register_model describes a model)")
     if prefill and not info.get('supports_assistant_prefill'):
@@ -501,7 +533,7 @@ class MissingApiKeyError(litellm.AuthenticationError):
 @patch
 def _key_error(self:Chat, e, kw):
     "The `MissingApiKeyError` to raise when failure `e` of request `kw` comes from an unset API key, else None"
-    if isinstance(e, MissingApiKeyError) or router_version(self.completefunc) is not None: return None  # (a Router's deployments hold their keys)
+    if isinstance(e, MissingApiKeyError) or router_of(self.completefunc) is not None: return None  # (a Router's deployments hold their keys)
     if not (keys := missing_keys(kw)): return None
     return MissingApiKeyError(f"No API key for {kw['model']}: set {' or '.join(keys)} in the environment, "
                               f"or pass api_key= to {type(self).__name__}.", getattr(e, 'llm_provider', ''), kw['model'])
@@ -924,7 +956,7 @@ def _call(self:Chat, kw, stream):
         if _is_timeout(e) and not isinstance(e, ChatTimeout): raise lim.error() from e
         raise
     if not stream: self._unslot(); return r
-    seen, chunks = _Seen(self._target), []
+    seen, chunks = _Seen(self._target if self._group() else kw.get('model')), []
     try:
         for o in _timed(keep_built(watch_reply(r)), lim):
             seen(o); chunks.append(o)
@@ -1021,7 +1053,7 @@ class AsyncChat(Chat):
                             raise
                         if not stream: self._unslot()
                         if stream:
-                            seen, chunks, done = _Seen(self._target), [], False
+                            seen, chunks, done = _Seen(self._target if self._group() else kw.get('model')), [], False
                             try:
                                 async for o in _atimed(keep_built(watch_reply(r)), lim):
                                     seen(o); chunks.append(o)

@@ -134,14 +134,15 @@ def has_search(m):
 # %% ../nbs/04_providers.ipynb #e365e2c1
 def router_of(f):
     "The litellm `Router` (from litellm 1.110, its core) whose completion method `f` is; None for any other function"
-    o = getattr(f, '__self__', None)
-    return o if o is not None and type(o).__module__.startswith('litellm.router') else None
+    if (o := getattr(f, '__self__', None)) is None: return None
+    # (litellm 1.110 binds the methods to the Router's core, and its Router cannot be subclassed; up to 1.106 it can)
+    return o if type(o).__module__.startswith('litellm.router') or isinstance(o, litellm.Router) else None
 
 def router_version(f):
     "A value that changes when the deployments of `f`'s Router change (None when `f` is no Router's)"
     if (r := router_of(f)) is None: return None
     if hasattr(r, 'registry'): return r.registry().version  # litellm 1.110+: `model_list` is deprecated
-    return id(r.model_list), len(r.model_list)
+    return tuple(nested_idx(d, 'model_info', 'id') for d in r.model_list)  # (each deployment's id: a hash of its parameters)
 
 def _deployments(r, group):
     # litellm 1.110 deprecates `get_model_list` for `registry().deployments`; 1.106 has no registry
@@ -152,9 +153,9 @@ _deployment_keys = {'id', 'db_model', 'member_auto_router', 'base_model'}  # mod
 
 def router_group(f, group:str)->list|None:
     "[(litellm model, the model info its deployment sets)] for each deployment Router method `f` sends `group` to; None for no Router's"
-    if router_of(f) is None: return None
+    if (r := router_of(f)) is None: return None
     res = []
-    for d in _deployments(router_of(f), group):
+    for d in _deployments(r, group):
         lp, mi = d.get('litellm_params') or {}, d.get('model_info') or {}
         if m := mi.get('base_model') or lp.get('base_model') or lp.get('model'):
             res.append((m, {k:v for k,v in mi.items() if k not in _deployment_keys and v is not None}))
