@@ -350,6 +350,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'lisette.messages._add_cache_control': ('messages.html#_add_cache_control', 'lisette/messages.py'),
                                   'lisette.messages._apply_ckpts': ('messages.html#_apply_ckpts', 'lisette/messages.py'),
                                   'lisette.messages._as_dict': ('messages.html#_as_dict', 'lisette/messages.py'),
+                                  'lisette.messages._audio_problem': ('messages.html#_audio_problem', 'lisette/messages.py'),
                                   'lisette.messages._block_where': ('messages.html#_block_where', 'lisette/messages.py'),
                                   'lisette.messages._bytes2content': ('messages.html#_bytes2content', 'lisette/messages.py'),
                                   'lisette.messages._cc': ('messages.html#_cc', 'lisette/messages.py'),

@@ -11,7 +11,7 @@ import copy, json
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _part_types, _get, _role, _tc_cache
+from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _part_types, _role_parts, _get, _role, _tc_cache
 from .tools import mk_tc_result, _mk_tool_result, _tc_id, _tc_name, _provider_ran
 
 # %% ../nbs/01b_history.ipynb #47f35a44
@@ -40,7 +40,7 @@ def _shape_ok(m, role, c, tcs):
         for tc in tcs:
             if not (_tc_id(tc).__class__ is str and (nm := _tc_name(tc)).__class__ is str and nm): return False
             if _get(tc, 'function', 'arguments').__class__ not in (str, NoneType) or _get(tc, 'type') not in (None, 'function'): return False
-    if _get(m, 'name').__class__ not in (str, NoneType): return False
+    if _get(m, 'name').__class__ not in (str, NoneType) or _get(m, 'audio') is not None: return False  # (a spoken reply: `check_msg` checks it)
     if c is None: return role=='assistant'
     if c.__class__ is str: return True
     if c.__class__ is not list: return False
@@ -48,7 +48,7 @@ def _shape_ok(m, role, c, tcs):
         if not (p.__class__ is dict and (t := p.get('type')).__class__ is str): return False
         if t=='text':
             if p.get('text').__class__ is not str: return False
-        elif t=='image_url' or t=='file' or t not in _part_types: return False  # what it holds, or an unknown type: `check_msg` says
+        elif t=='image_url' or t=='file' or t not in _part_types or t in _role_parts: return False  # what it holds, an unknown type, or its role: `check_msg` says
     return True
 
 # %% ../nbs/01b_history.ipynb #0a93189a

@@ -336,6 +336,7 @@ def _shape_problem(m, need_ids=True):
                 return f'tool_calls[{j}].function.arguments', f"is a {type(a).__name__}; give the arguments as a JSON string (json.dumps them)"
             if (t := _get(tc, 'type')) not in (None, 'function'): return f'tool_calls[{j}].type', f"is {t!r}; a tool call's type is 'function'"
     if (nm := _get(m, 'name')) is not None and not isinstance(nm, str): return 'name', f"is a {type(nm).__name__}; give a str"
+    if (a := _get(m, 'audio')) is not None and (pr := _audio_problem(role, a)): return pr
     if c is None: return None if role=='assistant' else ('content', "is missing")
     if isinstance(c, str): return None
     if not isinstance(c, list): return 'content', f"is a {type(c).__name__}; use a str or a list of content parts (dicts with a 'type')"
@@ -345,6 +346,15 @@ def _shape_problem(m, need_ids=True):
 # parts only one role's messages hold: elsewhere the provider refuses them (OpenAI, Anthropic) or litellm drops the message
 _role_parts = {'tool_reference': ('tool', "only a tool result holds one (Anthropic's tool search)"),
                'refusal': ('assistant', "only the model's own (assistant) messages hold one")}
+
+def _audio_problem(role, a):
+    "(field, problem) of the `audio` of a `role` message (OpenAI's spoken reply: its id, transcript, expiry), or None"
+    if role!='assistant': return 'audio', f"is on a {role!r} message; only the model's spoken reply (assistant) carries one"
+    i, t, e = _get(a, 'id'), _get(a, 'transcript'), _get(a, 'expires_at')
+    if not (isinstance(a, dict) or hasattr(a, 'transcript')) or not (isinstance(i, str) and i or isinstance(t, str) and t):
+        return 'audio', "must be OpenAI's spoken reply: a dict with its 'id' and 'transcript' (str)"
+    for k,v,ok in (('id', i, str), ('transcript', t, str), ('expires_at', e, (int, float))):
+        if v is not None and (not isinstance(v, ok) or isinstance(v, bool)): return f'audio.{k}', f"is a {type(v).__name__}; give a {'number' if k=='expires_at' else 'str'}"
 
 def _part_problem(j, p, role=None):
     "(field, problem) of content part `p`, at index `j` of a message's content, or None"
