@@ -28,7 +28,7 @@ from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
-                               router_of, router_version, router_group, group_info, group_params, _limited,
+                               router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _audio_reply
@@ -247,10 +247,13 @@ def _which(self:Chat, bad):
     return ', '.join(dict.fromkeys(o for o,x in g if bad(model_info(o) | x))) + f" (deployed in Router group {self.model})"
 
 @patch
-def _whose(self:Chat):
-    "Whose maximum output `max_tokens` was filled in from"
-    outs = {(model_info(o) | x).get('max_output_tokens') for o,x in self._group() or []}
-    return "the model's maximum output" if len(outs)<2 else f"the smallest maximum output of Router group {self.model}'s deployments"
+def _max_out(self:Chat, info):
+    "(maximum output to fill `max_tokens` with, whose it is): the model's; for a Router group, the smallest of its deployments and fallbacks"
+    if not (mt := info.get('max_output_tokens')) or not (g := self._group()): return mt, "the model's maximum output"
+    fb = [v for o,x in router_fallbacks(self.completefunc, self.model) if (v := (model_info(o) | x).get('max_output_tokens'))]
+    low, outs = min([mt, *fb]), {(model_info(o) | x).get('max_output_tokens') for o,x in g}
+    if low==mt and len(outs)<2: return mt, "the model's maximum output"
+    return low, f"the smallest maximum output of Router group {self.model}'s deployments" + (" and fallbacks" if low<mt else '')
 
 # %% ../nbs/06_chat.ipynb #b7fd825d
 class Adjustment(NamedTuple):
@@ -380,8 +383,8 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     if s := ifnone(search, self.search):
         if all(has_search(o) for o in self._targets): kw['web_search_options'] = {'search_context_size': _effort(s)}
         else: self._adjust(None, 'search', f"search={s!r} ignored: {m} has no web search")
-    if (mt := ifnone(max_tokens, self.max_tokens)) is None and (mt := info.get('max_output_tokens')):
-        self._adjust(None, 'max_tokens', f"max_tokens={mt} ({self._whose()}) sent, as neither the call nor the chat set it")
+    if (mt := ifnone(max_tokens, self.max_tokens)) is None and (mt := (mo := self._max_out(info))[0]):
+        self._adjust(None, 'max_tokens', f"max_tokens={mt} ({mo[1]}) sent, as neither the call nor the chat set it")
     if mt: kw['max_tokens'] = int(mt)
     kw['stream'] = bool(stream)  # sent either way, as the original does (litellm's Responses route puts `stream: false` in the body)
     if stream: kw['stream_options'] = {'include_usage': True}

@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt54m', 'codex54', 'codex54m', 'codex55',
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info',
-           'supported_params', 'has_search', 'router_of', 'router_version', 'router_group', 'group_info',
-           'group_params', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
+           'supported_params', 'has_search', 'router_of', 'router_version', 'router_group', 'router_fallbacks',
+           'group_info', 'group_params', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
            'unreadable_reply', 'stream_finished', 'stream_content_type', 'watch_reply', 'stream_replied',
            'stream_broke', 'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
@@ -160,6 +160,17 @@ def router_group(f, group:str)->list|None:
         if m := mi.get('base_model') or lp.get('base_model') or lp.get('model'):
             res.append((m, {k:v for k,v in mi.items() if k not in _deployment_keys and v is not None}))
     return res
+
+# %% ../nbs/04_providers.ipynb #001ff9ce
+def router_fallbacks(f, group:str)->list:
+    "[(litellm model, the model info its deployment sets)] for each deployment of the groups Router method `f` may fall back to from `group`"
+    if (r := router_of(f)) is None: return []
+    st = r.settings() if hasattr(r, 'settings') else r  # litellm 1.110 deprecates the Router's attributes for settings()
+    gs = list(getattr(st, 'default_fallbacks', None) or [])
+    for k in ('fallbacks', 'context_window_fallbacks', 'content_policy_fallbacks'):
+        for d in getattr(st, k, None) or []:
+            if isinstance(d, dict): gs += [*(d.get(group) or []), *(d.get('*') or [])]
+    return [o for g in dict.fromkeys(x for x in gs if isinstance(x, str) and x!=group) for o in router_group(f, g)]
 
 # %% ../nbs/04_providers.ipynb #e65181a2
 def _limited(i): return bool(i.get('max_input_tokens') or i.get('max_output_tokens') or i.get('max_tokens'))

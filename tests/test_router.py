@@ -196,3 +196,15 @@ def test_streamed_reply_priced_by_deployment(fp):
     plain = chat.last_use.cost
     list(chat("hi", stream=True))
     assert plain == pytest.approx(1000*1e-6 + 100*2e-6) and chat.last_use.cost == pytest.approx(plain)
+
+def test_max_tokens_fits_the_fallbacks(fp):
+    "max_tokens filled in from a Claude group fits its GPT-4o mini fallback too: the fallback answers instead of rejecting it"
+    fp.respond_with(lambda body, path: Reply(status=500, error='down') if path == '/v1/messages' else
+                    (Reply(status=400, error='max_tokens is too large') if body.get('max_tokens', 0) > 16384 else "from the fallback"))
+    mini = dict(model_name='mini', litellm_params=dict(model='openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k'))
+    r = Router(model_list=[dict(model_name='claude', litellm_params=dict(model='anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')), mini],
+               fallbacks=[{'claude': ['mini']}], num_retries=0)
+    chat = Chat('claude', completefunc=r.completion, retries=0)
+    assert contents(chat("hi")).content == "from the fallback"
+    assert fp.last['max_tokens'] == 16384
+    assert "smallest maximum output of Router group claude's deployments and fallbacks" in dict(chat.adjustments)['max_tokens']
