@@ -31,7 +31,7 @@ from .providers import (model_info, supported_params, has_search, adapt_request,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
-from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _audio_reply
+from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
 from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
@@ -185,7 +185,7 @@ class Chat:
             if self.repairs:  # reported now, and again by the next turn
                 self.adjustments = self._carry = []
                 self._adjust(None, 'history', "Chat repaired its history: " + '; '.join(self.repairs))
-        self._hist, self._ckpts, self._ctx = h, [], (None, 0)
+        self._hist, self._ckpts, self._ctx, self._checked = h, [], (None, 0), len(h)
     @property
     def tools(self): return self._tools
     @tools.setter
@@ -405,7 +405,7 @@ def _after_response(self:Chat, r, prefill):
     if m.role!='assistant': self._adjust(None, 'reply', f"the reply came with role {m.role!r}: stored as the assistant's"); m.role = 'assistant'
     if prefill: m.content = prefill + (m.content or '')
     if w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r): add_warning(r, w)
-    if not m.tool_calls and not _audio_reply(m): m.content = _nonblank(m.content)  # an empty reply would make every later request invalid (a spoken one is not empty)
+    if not m.tool_calls and not _spoken(m, 'assistant', m.content): m.content = _nonblank(m.content)  # an empty reply would make every later request invalid (a spoken one is not empty)
     return m, *self._count_use(r)
 
 def _bad_size(bad): return bool(bad.keys() & {'prompt_tokens', 'completion_tokens'})  # (the counts that bound the context)
@@ -561,7 +561,9 @@ def _ask(self:Chat, t):
         if self._pages: self._offer_reader(t)
         kw = self._request(t.msgs, schemas=t.schemas, **t.opts)
         if not attempt:
-            check_hist(self._hist, start=min(t.start, len(self._hist)), max_ckpts=self._max_hist_ckpts())
+            # from the last check: messages appended to `chat.hist` since then are checked too
+            check_hist(self._hist, start=min(t.start, self._checked, len(self._hist)), max_ckpts=self._max_hist_ckpts())
+            self._checked = len(self._hist)
             if t.opts.get('stream') and t.prefill: yield _Out(mk_stream_chunk(content=t.prefill, role='assistant'))
         try: return (yield _Call(kw))
         except (litellm.AuthenticationError, *_retryable) as e:

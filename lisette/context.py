@@ -11,7 +11,7 @@ import json, re, warnings
 from fastcore.utils import *
 import litellm
 from .messages import _get
-from .history import norm_hist
+from .history import norm_hist, _spoken
 from pydantic import BaseModel
 from .providers import model_info
 
@@ -20,6 +20,10 @@ def _has_http_image(msgs):
     return any(isinstance(p, dict) and p.get('type')=='image_url' and str(nested_idx(p, 'image_url', 'url') or p.get('image_url')).startswith('http')
                for m in msgs for p in (_get(m, 'content') if isinstance(_get(m, 'content'), list) else []))
 
+def _words(m):
+    "`m`, or a spoken reply without text as its transcript: what most providers get (OpenAI gets a reference to the audio)"
+    return {'role': 'assistant', 'content': _get(m, 'audio', 'transcript')} if _spoken(m, _get(m, 'role'), _get(m, 'content')) else m
+
 def count_tokens(
     msgs:list, # Messages of the request (dicts and/or litellm `Message`s)
     model:str, # litellm model name (picks the tokenizer)
@@ -27,7 +31,7 @@ def count_tokens(
     sp:str='', # System prompt, when not already in `msgs`
 )->int:
     "Tokens of a request of `msgs` (+ `tools`, `sp`) to `model`, by litellm's counter"
-    msgs = ([{'role': 'system', 'content': sp}] if sp else []) + norm_hist(msgs)
+    msgs = ([{'role': 'system', 'content': sp}] if sp else []) + norm_hist([_words(m) for m in msgs])
     return litellm.token_counter(model=model, messages=msgs, tools=tools or None, use_default_image_token_count=_has_http_image(msgs))
 
 def window_of(info:dict)->int|None:

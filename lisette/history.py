@@ -83,8 +83,12 @@ def _text_problem(role, c, tcs):
         if _blank(c): return f"has empty text content ({c!r})"
 
 def _audio_reply(m):
-    "Does assistant message `m` carry a spoken reply (OpenAI's audio output: an `id` to refer to it, its `transcript`)? Then it needs no text"
+    "Does assistant message `m` carry a spoken reply (OpenAI's audio output: an `id` to refer to it, its `transcript`)?"
     return bool(_get(m, 'audio', 'id') or _get(m, 'audio', 'transcript'))
+
+def _spoken(m, role, c):
+    "Is `m` a spoken reply without text (content None or a blank str: the audio stands for it; a blank part or [] is still empty)?"
+    return role=='assistant' and (c is None or c.__class__ is str and _blank(c)) and _audio_reply(m)
 
 def _thinking_problem(m, role):
     "Why the `thinking_blocks` of `m` are malformed, or None"
@@ -219,7 +223,7 @@ def check_hist(
                     if not _srv(tid): open_[tid] = _tc_name(tc)
                 soft = _unran_srv(m)
             if (m.__class__ is not dict or 'thinking_blocks' in m) and (p := _thinking_problem(m, role)): raise HistoryError(i, p, "keep thinking blocks unmodified, or drop that message", 'thinking')
-        if (p := _text_problem(role, c, tcs)) and not (role=='assistant' and _audio_reply(m)):
+        if (p := _text_problem(role, c, tcs)) and not _spoken(m, role, c):
             raise HistoryError(i, p, "providers reject empty text: put text in it (e.g. '.'), or repair the history", 'empty')
         if c.__class__ is list or tcs or m.__class__ is dict and 'cache_control' in m: nck += _ckpts(m, c, tcs)
         if nck>max_ckpts:
@@ -269,7 +273,7 @@ def _copy_msg(m):
 
 def _fix_text(m, role, tcs):
     "`m` with empty text replaced by '.' (a copy), or None if nothing to fix"
-    if not _text_problem(role, _get(m, 'content'), tcs) or role=='assistant' and _audio_reply(m): return None
+    if not _text_problem(role, c := _get(m, 'content'), tcs) or _spoken(m, role, c): return None
     m, _set = _copy_msg(m)
     c = _get(m, 'content')
     if c.__class__ is list and c:

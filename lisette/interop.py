@@ -13,8 +13,8 @@ from pathlib import Path
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_types
-from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _audio_reply
+from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_types, _nonblank
+from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank
 from .context import _msgs_bound
 from .usage import UsageStats
 from .chat import Chat
@@ -50,11 +50,6 @@ def _odd(p):
     "Whether content part `p` is one a conversion changes before checking: OpenAI's refusal, or a type no provider takes"
     return isinstance(p, dict) and isinstance(t := p.get('type'), str) and (t=='refusal' or t not in _part_types)
 
-def _spoken(m):
-    "Is `m` a spoken reply without text (OpenAI's audio output)? A conversion keeps its transcript as the text"
-    c = _get(m, 'content')
-    return _get(m, 'role')=='assistant' and (not c or isinstance(c, str) and c.isspace()) and _audio_reply(m)
-
 def _convertible(m, i, notes, refusal=None, check=True):
     """Message `m` (index `i`) as a conversion takes it, then checked as `Chat` checks it (a wrong shape raises
     `MessageFormatError`): what `check_msg` refuses but a conversion can leave out is left out, noted: OpenAI's legacy
@@ -63,14 +58,17 @@ def _convertible(m, i, notes, refusal=None, check=True):
     audio output) becomes its transcript (noted)"""
     if not isinstance(m, (dict, Message)): return check_msg(m, i)  # (raises)
     c = _get(m, 'content')
-    if _get(m, 'role')!='function' and not _get(m, 'function_call') and not (isinstance(c, list) and any(map(_odd, c))) and not _spoken(m):
+    spoken = _spoken(m, _get(m, 'role'), c)
+    if _get(m, 'role')!='function' and not _get(m, 'function_call') and not (isinstance(c, list) and any(map(_odd, c))) and not spoken:
         return check_msg(m, i) if check else m  # the usual case: nothing to leave out
     if _get(m, 'role')=='function': return notes(i, "legacy 'function' message dropped (use 'tool' messages)")
     d = dict(_plain(m))
     if d.pop('function_call', None): notes(i, "legacy function_call dropped (use tool_calls)")
-    if _spoken(m):
-        d['content'], _ = _get(m, 'audio', 'transcript') or '', d.pop('audio', None)
-        notes(i, "audio reply kept as its transcript (a request in this format cannot refer to the audio)")
+    if spoken:  # only OpenAI takes its audio back, and only for a while: the words stay
+        d.pop('audio', None)
+        if _blank(tr := _get(m, 'audio', 'transcript')): return notes(i, "audio reply without a transcript dropped")
+        d['content'] = tr
+        notes(i, "audio reply converted to its transcript")
     if isinstance(c, list):
         parts = []
         for j,p in enumerate(c):
@@ -79,7 +77,7 @@ def _convertible(m, i, notes, refusal=None, check=True):
                 if not isinstance(p.get('refusal'), str):
                     raise MessageFormatError(f"message {i}: 'content[{j}].refusal' must be a str (the refusal's text)", i, f'content[{j}].refusal')
                 if refusal: notes(i, f"refusal part made a text part ({refusal})")
-                parts.append({'type': 'text', 'text': p['refusal']} if refusal else p)
+                parts.append({'type': 'text', 'text': _nonblank(p['refusal'])} if refusal else p)
             else: notes(i, f"{p['type']!r} part dropped (no provider takes it)")
         d['content'] = parts or ''
     if check: check_msg(d, i)
@@ -333,6 +331,7 @@ def from_openai(
     for i,m in enumerate(messages or []):
         try:
             if (d := _convertible(_plain(m), i, notes, refusal="other providers take no refusal part", check=False)) is None: continue
+            if _get(d, 'role')=='assistant': _note_extras(_plain(d), i, notes)  # e.g. the audio of a reply that has text
             res.append(check_msg(norm_msg(d), i, need_ids=False))
         except _misread as e: raise _unreadable(i, 'an OpenAI message', e) from None
     notes.done()

@@ -156,7 +156,7 @@ def _add_cache_control(msg, ttl=None):
         else: tc.cache_control = _cc(ttl)
         return msg
     c = msg.get('content')
-    if isinstance(c, str) or c is None: msg['content'] = c = [{'type': 'text', 'text': c or '.'}]
+    if isinstance(c, str) or c is None: msg['content'] = c = [{'type': 'text', 'text': c if c and not c.isspace() else _get(msg, 'audio', 'transcript') or '.'}]  # (a spoken reply: its words)
     if c: c[-1]['cache_control'] = _cc(ttl)
     return msg
 
@@ -361,7 +361,9 @@ def _part_problem(j, p, role=None):
     if not (isinstance(p, dict) and isinstance(p.get('type'), str)):
         return f'content[{j}]', f"is {type(p).__name__} {str(p)[:40]!r}; a content part is a dict with a 'type', e.g. {{'type': 'text', 'text': ...}}"
     if p['type'] not in _part_types: return _part_type_problem(j, p['type'])
-    if role is not None and (rp := _role_parts.get(p['type'])) and role!=rp[0]: return f'content[{j}].type', f"is {p['type']!r} in a {role!r} message: {rp[1]}"
+    if role is not None and (rp := _role_parts.get(p['type'])) and role!=rp[0]:
+        return f'content[{j}].type', f"is {p['type']!r} in {'an' if role=='assistant' else 'a'} {role!r} message: {rp[1]}"
+    if p['type']=='refusal' and not isinstance(p.get('refusal'), str): return f'content[{j}].refusal', "must be a str (the refusal's text)"
     if p['type']=='text' and not isinstance(p.get('text'), str): return f'content[{j}].text', "must be a str"
     if p['type']=='file' and not isinstance(p.get('file'), dict): return f'content[{j}].file', "must be a dict (with 'file_data' or 'file_id')"
     if p['type']=='image_url' and not _image_url(p.get('image_url')):

@@ -6,10 +6,10 @@
 __all__ = ['provider_kind', 'reasoning_origin', 'fit_id', 'fit_history', 'note_adjustment', 'fit_request']
 
 # %% ../nbs/06e_switch.ipynb #85b69652
-import hashlib, json, re
+import hashlib, json, re, time
+import litellm
 from fastcore.utils import *
 from litellm.types.utils import Function
-import time
 from .messages import _get, _nonblank
 from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank
 from .tools import _tc_id
@@ -121,12 +121,21 @@ def _fit_args(tc, kind, notes, i):
 
 _takes_refusal = ('openai', 'responses')  # OpenAI's `refusal` content part; litellm drops an Anthropic or Gemini message holding one
 
+def _refusal_text(p):
+    "Refusal part `p` as a text part (its checkpoint kept)"
+    return {'type': 'text', 'text': _nonblank(p.get('refusal'))} | ({'cache_control': p['cache_control']} if 'cache_control' in p else {})
+
 def _refusals(m): return (c := _get(m, 'content')).__class__ is list and any(p.__class__ is dict and p.get('type')=='refusal' for p in c)
 
-def _audio_as(m, kind):
-    "How assistant message `m`'s audio reply goes to provider `kind`: ('id', its id) to OpenAI Chat Completions until it expires, else ('text', why); None: it has none"
+def _openai_itself(model):
+    "Is `model` sent to OpenAI's own Chat Completions (not to another provider speaking its protocol)?"
+    try: return litellm.get_llm_provider(model)[1]=='openai'
+    except Exception: return False
+
+def _audio_as(m, kind, model):
+    "How assistant message `m`'s audio reply goes to `model`: ('id', its id) to OpenAI Chat Completions until it expires, else ('text', why); None: it has none"
     if (a := _get(m, 'audio')) is None: return None
-    if kind!='openai': return 'text', f"{_names.get(kind, kind)} takes no audio replies"
+    if kind!='openai' or not _openai_itself(model): return 'text', f"{_names[kind] if kind!='openai' else model} takes no audio replies"
     if (exp := _get(a, 'expires_at')) and exp<=time.time(): return 'text', "OpenAI no longer keeps it"
     return ('id', aid) if (aid := _get(a, 'id')) else ('text', "it has no id")
 
@@ -143,7 +152,20 @@ def _needs_fit(m, kind, cache, answered=()):
     c = _get(m, 'content')
     return not cache and isinstance(c, list) and any(isinstance(p, dict) and 'cache_control' in p for p in c)
 
-def _fit_assistant(m, kind, ids, notes, i, set_, answered=()):
+def _fit_audio(m, aa, notes, i, set_):
+    "Fit the spoken reply of assistant message copy `m` as `_audio_as` says (`aa`)"
+    c, tr = _get(m, 'content'), _get(m, 'audio', 'transcript')
+    spoken = c is None or c.__class__ is str and _blank(c)  # (else its text goes, and the audio is a by-product)
+    if aa[0]=='id':
+        set_('audio', {'id': aa[1]})  # OpenAI's reference to its own audio: the data need not go back
+        if spoken: set_('content', None)
+        return
+    set_('audio', None)
+    if not spoken: notes.append((i, f"the audio of the reply left out, its text sent ({aa[1]})"))
+    elif tr and not _blank(tr): set_('content', tr); notes.append((i, f"audio reply sent as its transcript ({aa[1]})"))
+    else: set_('content', '.'); notes.append((i, f"audio reply without a transcript sent as '.' ({aa[1]})"))
+
+def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model=''):
     "Fit assistant message copy `m` for provider `kind` in place"
     origin = reasoning_origin(m)
     if origin and origin!='text' and origin!=kind:
@@ -157,17 +179,9 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=()):
         set_('provider_specific_fields', None)
         notes.append((i, "Anthropic's web search results and citations left out (kept in the history)"))
     if kind not in _takes_refusal and _refusals(m):
-        set_('content', [{'type': 'text', 'text': _nonblank(p.get('refusal'))} if p.__class__ is dict and p.get('type')=='refusal' else p
-                         for p in _get(m, 'content')])
+        set_('content', [_refusal_text(p) if p.__class__ is dict and p.get('type')=='refusal' else p for p in _get(m, 'content')])
         notes.append((i, f"refusal sent as text ({_names.get(kind, kind)} has no refusal parts)"))
-    if aa := _audio_as(m, kind):
-        tr = _get(m, 'audio', 'transcript')
-        if aa[0]=='id': set_('audio', {'id': aa[1]})  # OpenAI's reference to its own audio: the data need not go back
-        else:
-            set_('audio', None)
-            notes.append((i, f"audio reply sent as its transcript ({aa[1]})"))
-        c = _get(m, 'content')
-        if c is None or c.__class__ is str and _blank(c): set_('content', None if aa[0]=='id' else _nonblank(tr))
+    if aa := _audio_as(m, kind, model): _fit_audio(m, aa, notes, i, set_)
     tcs = _get(m, 'tool_calls') or []
     keep = []
     for tc in tcs:
@@ -213,9 +227,9 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         if not ids and seen and (e := seen.get(id(m))) is not None and e[0] is m and not e[1]: continue  # examined before: nothing to change
         i, role = j-nsys, _get(m, 'role')
         if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen): continue  # no copy
-        res[j], set_ = _setter(m)
+        res[j], set_ = _setter(_plain(m) if m.__class__ is not dict and _get(m, 'audio') is not None else m)  # (a Message's `audio` takes no bare reference)
         copied = True
-        if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered)
+        if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered, model)
         elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
         if not cache and _strip_cc(res[j], set_): ckpts.append(i)
     if ckpts: notes.append((ckpts[0], f"cache checkpoints left out (messages {', '.join('system' if k<0 else str(k) for k in ckpts)}): {model} takes none"))

@@ -428,3 +428,14 @@ def test_srvtoolu_id_answered_after_interruption(fake_provider):
     chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
     with pytest.raises(litellm.BadRequestError): chat("go")
     assert check_hist(chat.hist) is None and contents(chat("again")).content == 'ok'
+
+def test_appended_message_checked(fake_provider):
+    "A message appended to chat.hist between turns is checked like the rest: a clear error, not litellm's bare Exception"
+    from lisette.messages import MessageFormatError
+    fp = fake_provider
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    fp.queue('a', 'b')
+    chat('hi')
+    chat.hist.append({'role': 'user', 'content': [{'type': 'refusal', 'refusal': 'no'}]})
+    with pytest.raises(MessageFormatError, match="message 2: 'content\\[0\\].type' is 'refusal' in a 'user' message"): chat()
+    assert len(fp.requests) == 1

@@ -173,3 +173,14 @@ def test_expired_spoken_reply_goes_as_text(fake_provider):
     chat('Go on')
     assert fp.last['messages'][1] == {'role': 'assistant', 'content': 'Old news.'}
     assert any('OpenAI no longer keeps it' in d for k,d in chat.adjustments if k=='switch')
+
+def test_spoken_reply_with_checkpoint_keeps_its_words(fake_provider):
+    "A cache checkpoint on a spoken reply (content None) puts its transcript in the text part, not '.'"
+    import time
+    fp = fake_provider
+    chat = Chat('openai/gpt-4o-audio-preview', api_base=fp.openai_base, api_key='k')
+    fp.queue(_spoken_reply('Hello there!', int(time.time())+3600), 'ok')
+    chat('Say hi')
+    chat.model, chat.api_base, chat.cache, chat.cache_idxs = 'anthropic/claude-sonnet-4-5', fp.anthropic_base, True, [-1, -2]
+    chat('And now?')
+    assert fp.last['messages'][1]['content'][0]['text'] == 'Hello there!'
