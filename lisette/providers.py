@@ -853,3 +853,38 @@ def _responses_key(kw):
     return kw
 
 _adapters.append(_responses_key)
+
+# %% ../nbs/04_providers.ipynb #3c0075b1
+def _audio_chunks():
+    "Two stream chunks of a spoken reply, their audio as the OpenAI SDK gives it"
+    from litellm.types.utils import StreamingChoices, Delta
+    from openai.types.chat.chat_completion_chunk import ChoiceDeltaAudio
+    mk = lambda d, fr=None: ModelResponseStream(id='r', model='gpt-4o-audio-preview', choices=[StreamingChoices(index=0, delta=d, finish_reason=fr)])
+    return [mk(Delta(role='assistant', audio=ChoiceDeltaAudio(id='a1', transcript='Hi'))), mk(Delta(audio=ChoiceDeltaAudio(transcript=' there')), 'stop')]
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _audio_stream_breaks():
+    "Does litellm's `stream_chunk_builder` fail on a streamed spoken reply?"
+    try:
+        with quiet_litellm(): return stream_chunk_builder(_audio_chunks()).choices[0].message.audio.transcript!='Hi there'
+    except Exception: return True
+
+# %% ../nbs/04_providers.ipynb #a4496eca
+def _audio_dicts(c):
+    "What litellm's audio merge reads of chunk `c` (its choices' delta audio), the audio as dicts"
+    dump = lambda a: a.model_dump(exclude_none=True) if hasattr(a, 'model_dump') else a
+    return {'choices': [{'delta': {'audio': dump(_get(ch, 'delta', 'audio'))}} for ch in _get(c, 'choices') or []]}
+
+def _mend_audio_streams():
+    "Wrap litellm's `ChunkProcessor.get_combined_audio_content` to read SDK audio objects (idempotent)"
+    from litellm.litellm_core_utils.streaming_chunk_builder_utils import ChunkProcessor
+    if getattr(ChunkProcessor, '_lisette_audio', False) or not _audio_stream_breaks(): return
+    orig = ChunkProcessor.get_combined_audio_content
+    def get_combined_audio_content(self, chunks): return orig(self, [_audio_dicts(c) for c in chunks])
+    ChunkProcessor.get_combined_audio_content, ChunkProcessor._lisette_audio = get_combined_audio_content, True
+
+def _stream_audio(kw):
+    if kw.get('stream') and 'audio' in (kw.get('modalities') or ()): _mend_audio_streams()
+    return kw
+
+_adapters.append(_stream_audio)

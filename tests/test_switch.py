@@ -1,7 +1,7 @@
 "Switching models mid-chat: a conversation with tools, thinking and web search moves Anthropic -> Gemini -> OpenAI Responses -> OpenAI Chat Completions -> Anthropic, every request accepted by the strict fake provider, every change reported."
 import copy, json
 import pytest
-from lisette import Chat
+from lisette import Chat, AsyncChat
 from lisette.testing import Reply
 from lisette.switch import fit_history
 from lisette.tools import _tc_id
@@ -184,3 +184,34 @@ def test_spoken_reply_with_checkpoint_keeps_its_words(fake_provider):
     chat.model, chat.api_base, chat.cache, chat.cache_idxs = 'anthropic/claude-sonnet-4-5', fp.anthropic_base, True, [-1, -2]
     chat('And now?')
     assert fp.last['messages'][1]['content'][0]['text'] == 'Hello there!'
+
+def _spoken_stream(parts, expires_at):
+    "An OpenAI Chat Completions stream of a spoken reply: transcript deltas, the audio data, then its id and expiry"
+    base = {'id': 'chatcmpl-s1', 'object': 'chat.completion.chunk', 'created': 1, 'model': 'gpt-4o-audio-preview'}
+    ch = lambda delta, fr=None: {**base, 'choices': [{'index': 0, 'delta': delta, 'finish_reason': fr}]}
+    cs = [ch({'role': 'assistant', 'content': None, 'refusal': None, 'audio': {'id': 'audio_s1', 'transcript': ''}})]
+    cs += [ch({'audio': {'transcript': t}}) for t in parts] + [ch({'audio': {'data': 'UklGRg=='}}), ch({'audio': {'id': 'audio_s1', 'expires_at': expires_at}})]
+    cs += [ch({}, 'stop'), {**base, 'choices': [], 'usage': {'prompt_tokens': 10, 'completion_tokens': 20, 'total_tokens': 30}}]
+    return Reply(raw=b''.join(b'data: ' + json.dumps(c).encode() + b'\n\n' for c in cs) + b'data: [DONE]\n\n')
+
+@pytest.mark.parametrize('use_async', [False, True])
+def test_streamed_spoken_reply(fake_provider, use_async):
+    "A streamed spoken reply builds (litellm 1.110 failed at the end of the stream) and goes back as OpenAI's reference"
+    import asyncio, time
+    fp = fake_provider
+    kw = dict(api_base=fp.openai_base, api_key='k')
+    fp.queue(_spoken_stream(['Hello', ' there!'], int(time.time())+3600), 'ok')
+    audio = dict(modalities=['text', 'audio'], audio={'voice': 'alloy', 'format': 'pcm16'})
+    if use_async:
+        async def go():
+            chat = AsyncChat('openai/gpt-4o-audio-preview', **kw)
+            items = [o async for o in await chat('Say hi', stream=True, **audio)]
+            await chat('Again')
+            return chat, items
+        chat, items = asyncio.run(go())
+    else:
+        chat = Chat('openai/gpt-4o-audio-preview', **kw)
+        items = list(chat('Say hi', stream=True, **audio))
+        chat('Again')
+    assert chat.hist[1].audio.transcript == 'Hello there!' and not chat.hist[1].content
+    assert fp.last['messages'][1] == {'role': 'assistant', 'audio': {'id': 'audio_s1'}}
