@@ -215,7 +215,8 @@ def _targets(self:Chat):
 @patch(as_prop=True)
 def _target(self:Chat):
     "The one model name that stands for this chat's requests"
-    return self.model if len(ts := set(self._targets))>1 else ts.pop()
+    if not (g := self._group()): return self.model
+    return g[0][0] if len({o for o,_ in g})==1 else self.model
 
 @patch(as_prop=True)
 def _info(self:Chat):
@@ -230,7 +231,7 @@ def _sparams(self:Chat):
 @patch(as_prop=True)
 def _cacheable(self:Chat):
     "Do this chat's requests take cache checkpoints?"
-    return all(supports_cache_ckpts(o) for o in self._targets)
+    return all(supports_cache_ckpts(o) for o,_ in g) if (g := self._group()) else supports_cache_ckpts(self.model)
 
 @patch(as_prop=True)
 def _window(self:Chat):

@@ -506,7 +506,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
         if k not in kw and isinstance(v := getattr(chat, k), str) and _has_surrogate(v): setattr(chat, k, _fix_str(v)); fixed += 1
     hist, repairs, b = _whole_hist(hist, src, chat.repair)
     chat._hist, chat._ckpts = hist, [(m, i) for i,m in enumerate(hist) if _has_cache(m)]  # as saved, cache checkpoints included
-    chat._hist_bound = (len(hist), b)  # read now, with the rest of the file: the first turn need not read it again
+    chat._hist_bound, chat._checked = (len(hist), b), len(hist)  # read and checked now, with the rest of the file: the first turn need not again
     if tcr is not None and chat.tc_res is not None: chat.tc_res.update(tcr)
     chat.use, chat.last_use = use, last_use
     if fixed or repairs: chat.adjustments = chat._carry = []  # reported now, and again by the next turn
