@@ -144,6 +144,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._retry_after': ('chat.html#_retry_after', 'lisette/chat.py'),
                               'lisette.chat._retry_delay': ('chat.html#_retry_delay', 'lisette/chat.py'),
                               'lisette.chat._schema': ('chat.html#_schema', 'lisette/chat.py'),
+                              'lisette.chat._searches': ('chat.html#_searches', 'lisette/chat.py'),
                               'lisette.chat._stream_failure': ('chat.html#_stream_failure', 'lisette/chat.py'),
                               'lisette.chat._stream_response': ('chat.html#_stream_response', 'lisette/chat.py'),
                               'lisette.chat._temp_dropped': ('chat.html#_temp_dropped', 'lisette/chat.py'),

@@ -247,6 +247,8 @@ def _which(self:Chat, bad):
     if not (g := self._group()): return self.model
     return ', '.join(dict.fromkeys(o for o,x in g if bad(model_info(o) | x))) + f" (deployed in Router group {self.model})"
 
+def _searches(i): return bool(i.get('supports_web_search') or i.get('search_context_cost_per_query'))  # (as `has_search` reads it)
+
 @patch
 def _max_out(self:Chat, info):
     "(maximum output to fill `max_tokens` with, whose it is): the model's; for a Router group, the smallest of its deployments and fallbacks"
@@ -383,7 +385,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         else: kw['temperature'] = t
     if s := ifnone(search, self.search):
         if all(has_search(o) for o in self._targets): kw['web_search_options'] = {'search_context_size': _effort(s)}
-        else: self._adjust(None, 'search', f"search={s!r} ignored: {m} has no web search")
+        else: self._adjust(None, 'search', f"search={s!r} ignored: {self._which(lambda i: not _searches(i))} has no web search")
     if (mt := ifnone(max_tokens, self.max_tokens)) is None and (mt := (mo := self._max_out(info))[0]):
         self._adjust(None, 'max_tokens', f"max_tokens={mt} ({mo[1]}) sent, as neither the call nor the chat set it")
     if mt: kw['max_tokens'] = int(mt)
@@ -424,7 +426,8 @@ def _count_use(self:Chat, r):
 @patch
 def _group_cost(self:Chat, r):
     "litellm's cost of a Router chat's reply `r`, or else the price set on the deployment that sent it (None: no Router)"
-    if not (g := self._group()) or (c := _cost(r)): return None if not g else c
+    if not (g := self._group()): return None
+    if c := _cost(r): return c
     # a streamed reply from a deployment priced in its model_info: litellm prices only the Router's own (non-streamed) replies
     rm = str(_get(r, 'model') or '')
     for o,x in g:

@@ -246,7 +246,7 @@ def note_adjustment(chat, kind, detail):
 
 def fit_request(chat, msgs, at=None):
     "The messages `msgs` of `chat`'s next request, fitted to its current model; each change noted in `chat.adjustments`"
-    res, notes = fit_history(msgs, getattr(chat, '_target', chat.model), at=at,  # (a Router group: its first deployment's model)
+    res, notes = fit_history(msgs, getattr(chat, '_target', chat.model), at=at,  # (a Router group of one model: that model)
                              memo=chat.__dict__.setdefault('_fit_memo', {}))
     for i,d in notes: note_adjustment(chat, 'switch', f"message {i}: {d}")
     return res
