@@ -196,6 +196,12 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model=''):
         set_('tool_calls', keep or None)
         if not keep and not _get(m, 'content'): set_('content', '.')
 
+def _as_plain(m):
+    "`Message` `m` as a dict, without provider fields that are all None (litellm 1.106 would send a dict's as they are)"
+    d = dict(_plain(m))
+    if not any(v is not None for v in (d.get('provider_specific_fields') or {}).values()): d.pop('provider_specific_fields', None)
+    return d
+
 def _memo(memo, key, n):
     "The part of `memo` for `key` (a model kind and cache setting; others are dropped), emptied when it outgrows the messages"
     if memo is None: return None
@@ -227,7 +233,7 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         if not ids and seen and (e := seen.get(id(m))) is not None and e[0] is m and not e[1]: continue  # examined before: nothing to change
         i, role = j-nsys, _get(m, 'role')
         if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen): continue  # no copy
-        res[j], set_ = _setter(_plain(m) if m.__class__ is not dict and _get(m, 'audio') is not None else m)  # (a Message's `audio` takes no bare reference)
+        res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and _get(m, 'audio') is not None else m)  # (a Message's `audio` takes no bare reference)
         copied = True
         if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered, model)
         elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
