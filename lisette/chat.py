@@ -221,7 +221,11 @@ def _target(self:Chat):
 @patch(as_prop=True)
 def _info(self:Chat):
     "litellm's model info for this chat's requests ({} when unknown)"
-    return group_info(g) if (g := self._group()) else model_info(self.model)
+    if not (g := self._group()): return model_info(self.model)
+    # a group's is a merge of its deployments' (~50 µs for two) read several times a turn: kept until the group or litellm's map changes
+    k = (id(g), len(litellm.model_cost), id(litellm.model_cost))
+    if (c := self.__dict__.get('_ginfo')) is None or c[0]!=k: c = self._ginfo = (k, group_info(g))
+    return c[1]
 
 @patch(as_prop=True)
 def _sparams(self:Chat):

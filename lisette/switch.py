@@ -11,7 +11,7 @@ import litellm
 from fastcore.utils import *
 from litellm.types.utils import Function
 from .messages import _get, _nonblank
-from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank
+from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken
 from .tools import _tc_id
 
 # %% ../nbs/06e_switch.ipynb #84017922
@@ -154,8 +154,7 @@ def _needs_fit(m, kind, cache, answered=()):
 
 def _fit_audio(m, aa, notes, i, set_):
     "Fit the spoken reply of assistant message copy `m` as `_audio_as` says (`aa`)"
-    c, tr = _get(m, 'content'), _get(m, 'audio', 'transcript')
-    spoken = c is None or c.__class__ is str and _blank(c)  # (else its text goes, and the audio is a by-product)
+    tr, spoken = _get(m, 'audio', 'transcript'), _spoken(m, 'assistant', _get(m, 'content'))  # (not spoken: its text goes, the audio is a by-product)
     if aa[0]=='id':
         set_('audio', {'id': aa[1]})  # OpenAI's reference to its own audio: the data need not go back
         if spoken: set_('content', None)
