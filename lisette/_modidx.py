@@ -125,6 +125,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._Watchdog.close': ('chat.html#_watchdog.close', 'lisette/chat.py'),
                               'lisette.chat._Watchdog.ours': ('chat.html#_watchdog.ours', 'lisette/chat.py'),
                               'lisette.chat._Watchdog.wait': ('chat.html#_watchdog.wait', 'lisette/chat.py'),
+                              'lisette.chat._as_model': ('chat.html#_as_model', 'lisette/chat.py'),
                               'lisette.chat._atimed': ('chat.html#_atimed', 'lisette/chat.py'),
                               'lisette.chat._bad_size': ('chat.html#_bad_size', 'lisette/chat.py'),
                               'lisette.chat._broke_why': ('chat.html#_broke_why', 'lisette/chat.py'),

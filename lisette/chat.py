@@ -1005,11 +1005,21 @@ def _drive(self:Chat, eng, stream):
 # %% ../nbs/06_chat.ipynb #f84ecd18
 def _last_response(res): return last(o for o in res if isinstance(o, ModelResponse))
 
+def _as_model(chat, model, eng):
+    "Run engine `eng` with `chat.model` set to `model`, then set it back (unless the turn itself moved it)"
+    own, chat.model = chat.model, model
+    try: return (yield from eng)
+    finally:
+        if chat.model==model: chat.model = own
+
 @patch
 def _start(self:Chat, msg, stream=None, **kw):
     "(the driven engine of one turn, whether it streams)"
     stream = ifnone(stream, self.stream)
-    return self._drive(self._turn(msg, stream=stream, **kw), stream), stream
+    eng = self._turn(msg, stream=stream, **kw)
+    # a call's `model=` makes the turn that model's in every respect (window, max_tokens, thinking, fixes, history fitting, cost)
+    if (m := kw.get('model')) is not None and m!=self.model: eng = _as_model(self, m, eng)
+    return self._drive(eng, stream), stream
 
 @patch
 def __call__(self:Chat,

@@ -1,7 +1,7 @@
 "Switching models mid-chat: a conversation with tools, thinking and web search moves Anthropic -> Gemini -> OpenAI Responses -> OpenAI Chat Completions -> Anthropic, every request accepted by the strict fake provider, every change reported."
 import copy, json
 import pytest
-from lisette import Chat, AsyncChat
+from lisette import Chat, AsyncChat, contents
 from lisette.testing import Reply
 from lisette.switch import fit_history
 from lisette.tools import _tc_id
@@ -215,3 +215,53 @@ def test_streamed_spoken_reply(fake_provider, use_async):
         chat('Again')
     assert chat.hist[1].audio.transcript == 'Hello there!' and not chat.hist[1].content
     assert fp.last['messages'][1] == {'role': 'assistant', 'audio': {'id': 'audio_s1'}}
+
+# A call's `model=`: one turn on another model, the chat's own model back afterwards
+
+@pytest.mark.parametrize('m,base', LEGS[1:4])
+def test_per_call_model_is_that_models_turn(fake_provider, m, base):
+    "A Claude chat with signed thinking asks one question of another provider: fitted history, that model's max_tokens and price"
+    fp = fake_provider
+    chat = Chat(LEGS[0][0], tools=[lookup], api_base=fp.anthropic_base, api_key='k')
+    fp.queue(Reply('s', tool_calls=[('lookup', {'key': 'a'})], thinking='t', signature='s1'), Reply('d', thinking='u', signature='s2'))
+    chat('Go', think='m')
+    fp.queue(Reply('Looking.', tool_calls=[('lookup', {'key': 'b'})]), Reply('Other.', usage=dict(input=100, output=20)))
+    rs = chat('And you?', model=m, api_base=getattr(fp, base), return_all=True)
+    assert contents(rs[-1]).content == 'Other.' and chat.model == LEGS[0][0]
+    other = Chat(m)
+    assert [q.proto for q in fp.requests[-2:]] == [fp.requests[-1].proto]*2 != ['anthropic']*2  # both of the loop's requests
+    b = fp.requests[-1].body
+    sent = b.get('max_tokens') or b.get('max_completion_tokens') or b.get('max_output_tokens') or b['generationConfig']['max_output_tokens']
+    assert sent == other._max_out(other._info)[0] != 64_000  # that model's maximum output, not Claude's
+    assert any(k=='switch' and 'thinking from Anthropic left out' in d for k,d in chat.adjustments)
+    priced = sum(other._count_use(r)[0].cost for r in rs if hasattr(r, 'usage'))  # what the replies cost on their own model
+    assert chat.last_use.cost == pytest.approx(priced) and chat.last_use.cost > 0
+    fp.queue('Back.')
+    chat('Back to you')
+    assert fp.requests[-1].proto == 'anthropic'
+    assert fp.requests[-1].body['messages'][1]['content'][0] == {'type': 'thinking', 'thinking': 't', 'signature': 's1'}
+
+def test_per_call_model_set_back_after_failure_and_closed_stream(fake_provider):
+    fp = fake_provider
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k', retries=0)
+    fp.queue(Reply(error='boom', status=400))
+    with pytest.raises(Exception): chat('Hi', model='openai/gpt-4.1-nano')
+    assert chat.model == 'openai/gpt-4o-mini' and fp.last['model'] == 'gpt-4.1-nano'
+    fp.queue(Reply('a long answer', chunks=5))
+    g = chat('Hi', model='openai/gpt-4.1-nano', stream=True)
+    next(g)
+    assert chat.model == 'openai/gpt-4.1-nano'  # the turn's, while it runs
+    g.close()
+    assert chat.model == 'openai/gpt-4o-mini'
+
+def test_per_call_model_async_stream(fake_provider):
+    import asyncio
+    fp = fake_provider
+    chat = AsyncChat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')
+    fp.queue(Reply('Streamed from Gemini.', chunks=3))
+    async def go(): return [o async for o in await chat('Hi', model='gemini/gemini-3-flash-preview', api_base=fp.gemini_base, stream=True)]
+    asyncio.run(go())
+    assert fp.requests[-1].proto == 'gemini' and chat.model == 'anthropic/claude-sonnet-4-5'
+    g = Chat('gemini/gemini-3-flash-preview')
+    assert fp.last['generationConfig']['max_output_tokens'] == g._max_out(g._info)[0] != 64_000  # Gemini's, not Claude's
+    assert chat.hist[-1].content == 'Streamed from Gemini.'
