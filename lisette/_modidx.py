@@ -614,6 +614,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.stream.cite_footnote': ('stream.html#cite_footnote', 'lisette/stream.py'),
                                 'lisette.stream.cite_footnotes': ('stream.html#cite_footnotes', 'lisette/stream.py'),
                                 'lisette.stream.delta_text': ('stream.html#delta_text', 'lisette/stream.py'),
+                                'lisette.stream.delta_transcript': ('stream.html#delta_transcript', 'lisette/stream.py'),
                                 'lisette.stream.display_stream': ('stream.html#display_stream', 'lisette/stream.py'),
                                 'lisette.stream.mk_stream_chunk': ('stream.html#mk_stream_chunk', 'lisette/stream.py'),
                                 'lisette.stream.mk_tr_details': ('stream.html#mk_tr_details', 'lisette/stream.py'),

@@ -57,13 +57,16 @@ def search_count(r):
     return _searches(u, _fields(u.get('prompt_tokens_details')))
 
 # %% ../nbs/03_usage.ipynb #c5b3764b
+import logging
 from contextlib import contextmanager
 @contextmanager
 def quiet_litellm():
-    "Silence litellm's 'Provider List' banner while we probe models it may not know"
-    old, litellm.suppress_debug_info = litellm.suppress_debug_info, True
+    "Silence litellm's 'Provider List' banner and its error log while we probe models it may not know, or code that may fail"
+    lg = logging.getLogger('LiteLLM')
+    old = litellm.suppress_debug_info, lg.disabled
+    litellm.suppress_debug_info = lg.disabled = True
     try: yield
-    finally: litellm.suppress_debug_info = old
+    finally: litellm.suppress_debug_info, lg.disabled = old
 
 def _hidden(r):
     "litellm's `_hidden_params` of response `r` (None when it has none), read without pydantic's slow attribute path"

@@ -334,3 +334,31 @@ def test_post_call_rules_still_see_text(fake_provider):
                                 api_base=fake_provider.openai_base, api_key='k'))
     finally: litellm.post_call_rules = []
     assert seen[-1]=='one two three four five six' and all(seen[-1].startswith(s) for s in seen)
+
+# ---- a spoken reply (OpenAI audio output): its words arrive as audio transcript deltas, and show live
+
+def _spoken(fp):
+    import time
+    from test_switch import _spoken_stream
+    fp.queue(_spoken_stream(['Hello', ' there!'], int(time.time())+3600))
+    return dict(modalities=['text', 'audio'], audio={'voice': 'alloy', 'format': 'pcm16'})
+
+def test_spoken_reply_shows_live(fake_provider, notebook):
+    fp = fake_provider
+    chat = Chat('openai/gpt-4o-audio-preview', api_base=fp.openai_base, api_key='k')
+    fmt = display_stream(chat('Say hi', stream=True, **_spoken(fp)))
+    assert fmt.outp == '🔊 Hello there!' and notebook.shown[-1] == fmt.outp
+
+def test_spoken_reply_in_terminal(fake_provider, no_rich):
+    fp = fake_provider
+    buf = io.StringIO()
+    print_stream(Chat('openai/gpt-4o-audio-preview', api_base=fp.openai_base, api_key='k')('Say hi', stream=True, **_spoken(fp)), file=buf)
+    assert buf.getvalue() == '🔊 Hello there!\n'
+
+def test_first_spoken_stream_is_quiet():
+    "lisette's probe of litellm's stream builder (does it fail on audio?) logs nothing: litellm's error log is off while it runs"
+    code = ("import os; os.environ['LITELLM_LOCAL_MODEL_COST_MAP']='True'\n"
+            "from lisette.providers import _audio_stream_breaks\nprint(_audio_stream_breaks())")
+    p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() in ('True', 'False'), p.stderr
+    assert 'LiteLLM' not in p.stderr and 'Traceback' not in p.stderr, p.stderr
