@@ -50,15 +50,15 @@ def _odd(p):
     "Whether content part `p` is one a conversion changes before checking: OpenAI's refusal, or a type no provider takes"
     return isinstance(p, dict) and isinstance(t := p.get('type'), str) and (t=='refusal' or t not in _part_types)
 
-def _convertible(m, i, notes, refusal=None, check=True):
+def _convertible(m, i, notes, refusal=None, check=True, keep_spoken=False):
     """Message `m` (index `i`) as a conversion takes it, then checked as `Chat` checks it (a wrong shape raises
     `MessageFormatError`): what `check_msg` refuses but a conversion can leave out is left out, noted: OpenAI's legacy
     'function' message (None) and `function_call`, and content parts of a type no provider takes. OpenAI's refusal parts
     stay, or, with `refusal` (why the target has none), become text parts (noted). A spoken reply without text (OpenAI's
-    audio output) becomes its transcript (noted)"""
+    audio output) becomes its transcript (noted), unless `keep_spoken`"""
     if not isinstance(m, (dict, Message)): return check_msg(m, i)  # (raises)
     c = _get(m, 'content')
-    spoken = _spoken(m, _get(m, 'role'), c)
+    spoken = _spoken(m, _get(m, 'role'), c) and not keep_spoken
     if _get(m, 'role')!='function' and not _get(m, 'function_call') and not (isinstance(c, list) and any(map(_odd, c))) and not spoken:
         return check_msg(m, i) if check else m  # the usual case: nothing to leave out
     if _get(m, 'role')=='function': return notes(i, "legacy 'function' message dropped (use 'tool' messages)")
@@ -330,9 +330,12 @@ def from_openai(
     notes, res = _Notes(report, 'from_openai'), []
     for i,m in enumerate(messages or []):
         try:
-            if (d := _convertible(_plain(m), i, notes, refusal="other providers take no refusal part", check=False)) is None: continue
-            if _get(d, 'role')=='assistant': _note_extras(_plain(d), i, notes)  # e.g. the audio of a reply that has text
-            res.append(check_msg(norm_msg(d), i, need_ids=False))
+            if (d := _convertible(_plain(m), i, notes, check=False, keep_spoken=True)) is None: continue
+            h = norm_msg(d)
+            if _get(d, 'role')=='assistant':  # refusals and spoken replies stay as they are: `Chat` fits them to each provider
+                if a := _get(d, 'audio'): h['audio'] = dict(a) if isinstance(a, dict) else _plain(a)
+                _note_extras({k:v for k,v in _plain(d).items() if k!='audio'}, i, notes)  # e.g. generated images
+            res.append(check_msg(h, i, need_ids=False))
         except _misread as e: raise _unreadable(i, 'an OpenAI message', e) from None
     notes.done()
     return res

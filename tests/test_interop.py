@@ -236,12 +236,11 @@ _refusal = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': [
             {'role': 'user', 'content': 'why?'}]
 
 def test_refusal_parts():
-    "OpenAI's refusal part (valid in its API) raised MessageFormatError in all three converters: from_openai and to_anthropic make it text, noted; to_openai keeps it"
+    "OpenAI's refusal part (valid in its API) raised MessageFormatError in all three converters: from_openai and to_openai keep it, to_anthropic makes it text, noted"
     rep = []
     h = from_openai(_refusal, report=rep)
-    assert h[1] == {'role': 'assistant', 'content': 'I cannot help with that.'}
-    assert rep == ["message 1: refusal part made a text part (other providers take no refusal part)"]
-    assert Chat('anthropic/claude-sonnet-4-5', hist=h).hist[1]['content'] == 'I cannot help with that.'  # a history Chat takes
+    assert h[1] == _refusal[1] and rep == []
+    assert Chat('anthropic/claude-sonnet-4-5', hist=h).hist[1] == _refusal[1]  # a history Chat takes (and fits to each provider)
     rep = []
     _, am = to_anthropic(_refusal, report=rep)
     assert am[1] == {'role': 'assistant', 'content': [{'type': 'text', 'text': 'I cannot help with that.'}]}
@@ -553,3 +552,23 @@ def test_to_anthropic_keeps_tool_reference():
     rep = []
     _, msgs = to_anthropic(mk_msgs(hist), report=rep)
     assert {'type': 'tool_reference', 'tool_name': 'add'} in msgs[-1]['content'][0]['content'] and not rep
+
+def test_from_openai_keeps_refusals_and_spoken_replies_for_chat(fake_provider):
+    "What from_openai reads keeps OpenAI's refusal and spoken reply: a Chat sends them back to OpenAI as they are, to Anthropic as text"
+    import time
+    fp = fake_provider
+    audio = {'id': 'audio_9', 'data': 'UklGRg==', 'expires_at': int(time.time())+3600, 'transcript': 'Hello there.'}
+    oa = [*_refusal, {'role': 'assistant', 'content': None, 'audio': audio}, {'role': 'user', 'content': 'And?'},
+          {'role': 'assistant', 'content': 'Words too.', 'audio': {**audio, 'id': 'audio_10'}}]
+    h = from_openai(oa, report=(rep := []))
+    assert h[3]['audio'] == audio and h[5]['audio']['id'] == 'audio_10' and rep == []
+    fp.queue('ok', 'fine')
+    chat = Chat('openai/gpt-4o-audio-preview', hist=h, api_base=fp.openai_base, api_key='k')
+    chat('Go on')
+    sent = fp.last['messages']
+    assert sent[1] == _refusal[1] and sent[3] == {'role': 'assistant', 'audio': {'id': 'audio_9'}}
+    assert sent[5]['audio'] == {'id': 'audio_10'} and sent[5]['content'] == 'Words too.'
+    chat.model, chat.api_base = 'anthropic/claude-sonnet-4-5', fp.anthropic_base
+    chat('And now?')
+    sent = fp.last['messages']
+    assert sent[1]['content'][0]['text'] == 'I cannot help with that.' and sent[3]['content'][0]['text'] == 'Hello there.'
