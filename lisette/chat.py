@@ -1006,20 +1006,20 @@ def _drive(self:Chat, eng, stream):
 def _last_response(res): return last(o for o in res if isinstance(o, ModelResponse))
 
 def _as_model(chat, model, eng):
-    "Run engine `eng` with `chat.model` set to `model`, then set it back (unless the turn itself moved it)"
+    "Run engine `eng` with `chat.model` set to `model` (when the turn starts), then set it back unless the turn itself moved it"
     own, chat.model = chat.model, model
     try: return (yield from eng)
     finally:
         if chat.model==model: chat.model = own
 
 @patch
-def _start(self:Chat, msg, stream=None, **kw):
+def _start(self:Chat, msg, stream=None, model=None, **kw):
     "(the driven engine of one turn, whether it streams)"
     stream = ifnone(stream, self.stream)
     eng = self._turn(msg, stream=stream, **kw)
-    # a call's `model=` makes the turn that model's in every respect (window, max_tokens, thinking, fixes, history fitting, cost)
-    if (m := kw.get('model')) is not None and m!=self.model: eng = _as_model(self, m, eng)
-    return self._drive(eng, stream), stream
+    # a call's `model=` makes the turn that model's in every respect (window, max_tokens, thinking, fixes, history fitting,
+    # cost): the requests follow `chat.model`, set for the turn (a tool may still move it)
+    return self._drive(eng if model is None else _as_model(self, model, eng), stream), stream
 
 @patch
 def __call__(self:Chat,

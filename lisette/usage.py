@@ -57,16 +57,30 @@ def search_count(r):
     return _searches(u, _fields(u.get('prompt_tokens_details')))
 
 # %% ../nbs/03_usage.ipynb #c5b3764b
-import logging
+import logging, threading
 from contextlib import contextmanager
+
+class _Quiet(logging.Filter):
+    "Keeps litellm's log records out while the thread that logs them is in `quiet_litellm` (other threads' records pass)"
+    def __init__(self): super().__init__(); self.local, self.lock, self.n, self.banner = threading.local(), threading.Lock(), 0, None
+    def filter(self, rec): return not getattr(self.local, 'depth', 0)
+_quiet = _Quiet()
+logging.getLogger('LiteLLM').addFilter(_quiet)
+
 @contextmanager
 def quiet_litellm():
-    "Silence litellm's 'Provider List' banner and its error log while we probe models it may not know, or code that may fail"
-    lg = logging.getLogger('LiteLLM')
-    old = litellm.suppress_debug_info, lg.disabled
-    litellm.suppress_debug_info = lg.disabled = True
+    "Silence litellm's 'Provider List' banner and its log while we probe models it may not know, or code that may fail"
+    q = _quiet
+    q.local.depth = getattr(q.local, 'depth', 0)+1
+    with q.lock:  # the banner setting is global: the first to enter sets it, the last to leave puts it back
+        if not q.n: q.banner, litellm.suppress_debug_info = litellm.suppress_debug_info, True
+        q.n += 1
     try: yield
-    finally: litellm.suppress_debug_info, lg.disabled = old
+    finally:
+        q.local.depth -= 1
+        with q.lock:
+            q.n -= 1
+            if not q.n: litellm.suppress_debug_info = q.banner
 
 def _hidden(r):
     "litellm's `_hidden_params` of response `r` (None when it has none), read without pydantic's slow attribute path"

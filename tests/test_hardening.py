@@ -439,3 +439,26 @@ def test_appended_message_checked(fake_provider):
     chat.hist.append({'role': 'user', 'content': [{'type': 'refusal', 'refusal': 'no'}]})
     with pytest.raises(MessageFormatError, match="message 2: 'content\\[0\\].type' is 'refusal' in a 'user' message"): chat()
     assert len(fp.requests) == 1
+
+def test_quiet_litellm_across_threads():
+    "quiet_litellm from many threads at once (every reply's price runs in it) leaves litellm's log and banner as they were"
+    import logging, litellm
+    from concurrent.futures import ThreadPoolExecutor
+    from lisette.usage import quiet_litellm
+    lg, banner = logging.getLogger('LiteLLM'), litellm.suppress_debug_info
+    def work(_):
+        for _ in range(200):
+            with quiet_litellm(): assert litellm.suppress_debug_info
+    with ThreadPoolExecutor(8) as ex: list(ex.map(work, range(8)))
+    assert not lg.disabled and litellm.suppress_debug_info == banner
+    class Catch(logging.Handler):
+        def __init__(self): super().__init__(); self.got = []
+        def emit(self, rec): self.got.append(rec.getMessage())
+    h = Catch(); lg.addHandler(h)
+    try:
+        with quiet_litellm(): lg.error('hidden')
+        with ThreadPoolExecutor(1) as ex:
+            with quiet_litellm(): ex.submit(lg.error, 'another thread').result()  # not this thread's: shown
+        lg.error('shown')
+    finally: lg.removeHandler(h)
+    assert h.got == ['another thread', 'shown']

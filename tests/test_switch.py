@@ -265,3 +265,36 @@ def test_per_call_model_async_stream(fake_provider):
     g = Chat('gemini/gemini-3-flash-preview')
     assert fp.last['generationConfig']['max_output_tokens'] == g._max_out(g._info)[0] != 64_000  # Gemini's, not Claude's
     assert chat.hist[-1].content == 'Streamed from Gemini.'
+
+def test_per_call_model_decided_when_the_turn_runs(fake_provider):
+    "A stream made while another `model=` turn runs (chat.model already the call's) still runs as that model's turn"
+    fp = fake_provider
+    chat = Chat('anthropic/claude-sonnet-4-5', api_key='k')
+    kw = dict(model='openai/gpt-4o-mini', api_base=fp.openai_base, stream=True)
+    fp.queue(Reply('one two three', chunks=3), Reply('four five', chunks=2))
+    g1 = chat('first', **kw); next(g1)
+    g2 = chat('second', **kw)
+    for _ in g1: pass
+    during = {chat.model for _ in g2}
+    assert during == {'openai/gpt-4o-mini'} and chat.model == 'anthropic/claude-sonnet-4-5'
+    assert [q.body['max_tokens'] for q in fp.requests] == [16384]*2
+
+def test_tool_moving_the_model_in_a_per_call_turn(fake_provider):
+    "A tool that sets chat.model during a `model=` turn moves the turn's later requests there, and the chat keeps it"
+    fp = fake_provider
+    chat = None
+    def switch() -> str:
+        "Switch model"
+        chat.model = 'openai/gpt-4o'; return 'switched'
+    chat = Chat('openai/gpt-4o-mini', tools=[switch], api_base=fp.openai_base, api_key='k')
+    fp.queue(Reply('', tool_calls=[('switch', {})]), 'done')
+    chat('go', model='openai/gpt-4.1-nano')
+    assert [q.body['model'] for q in fp.requests] == ['gpt-4.1-nano', 'gpt-4o'] and chat.model == 'openai/gpt-4o'
+    assert fp.requests[1].body['max_tokens'] == 16384  # gpt-4o's
+
+def test_model_none_is_the_chats(fake_provider):
+    fp = fake_provider
+    fp.queue('hi')
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    chat('Hi', model=None)
+    assert fp.last['model'] == 'gpt-4o-mini'
