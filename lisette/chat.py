@@ -30,7 +30,7 @@ from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields)
+                               unreadable_reply, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -411,6 +411,8 @@ def _after_response(self:Chat, r, prefill):
     m = contents(r)
     if m.role!='assistant': self._adjust(None, 'reply', f"the reply came with role {m.role!r}: stored as the assistant's"); m.role = 'assistant'
     if prefill: m.content = prefill + (m.content or '')
+    rf = reply_refusal(m)  # (first, on every reply: it moves litellm 1.106's copy out of the fields it would send back)
+    if rf and not m.content and not m.tool_calls: m.content = rf  # OpenAI's refusal: its words are the reply
     if w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r): add_warning(r, w)
     if not m.tool_calls and not _spoken(m, 'assistant', m.content): m.content = _nonblank(m.content)  # an empty reply would make every later request invalid (a spoken one is not empty)
     return m, *self._count_use(r)
@@ -860,7 +862,7 @@ def _incomplete(r, resp=None, why=''):
 
 def _stream_response(r, chunks, seen=None):
     "The complete response of stream `r`: litellm's own build when it made one (no second build), else built from `chunks`; Gemini's per-chunk fields merged either way"
-    res = merge_stream_fields(built_response(r), chunks) or _build(chunks)
+    res = keep_refusal(merge_stream_fields(built_response(r), chunks) or _build(chunks), chunks)
     if seen is not None and seen.made and isinstance(hp := _hidden(res), dict): hp['lisette_made_ids'] = seen.made  # for `_fix_calls` to report
     return res
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_types, _nonblank
+from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_types, _nonblank, _audio_problem
 from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank
 from .context import _msgs_bound
 from .usage import UsageStats
@@ -322,6 +322,25 @@ def to_openai(
     notes.done()
     return res
 
+def _kept_reply(h, d, i, notes):
+    """History message `h` of OpenAI reply `d` with what `norm_msg` leaves out and a `Chat` sends on: its refusal (whose
+    words are its content when it has none) and its spoken reply's audio (left out, noted, when malformed); None (noted)
+    when nothing is left of it"""
+    if isinstance(rf := _get(d, 'refusal'), str) and not _blank(rf):
+        h['refusal'] = rf
+        if not h.get('content') and not h.get('tool_calls'): h['content'] = rf
+    if a := _get(d, 'audio'):
+        a = dict(a) if isinstance(a, dict) else _plain(a)
+        if not (bad := _audio_problem('assistant', a)): h['audio'] = a
+        else:
+            tr = a.get('transcript') if isinstance(a, dict) else None
+            fill = not h.get('content') and isinstance(tr, str) and not _blank(tr)
+            if fill: h['content'] = tr
+            notes(i, f"audio left out: {bad[0]} {bad[1]}" + ("; its transcript kept as the text" if fill else ''))
+    if not h.get('content') and not h.get('tool_calls') and 'audio' not in h:
+        return notes(i, "assistant message left empty, dropped (no provider takes an empty assistant message)")
+    return h
+
 def from_openai(
     messages:list, # OpenAI Chat Completions messages (dicts or SDK objects)
     report:list=None, # Append notes on what was left out here (default: one `LossyConversionWarning`)
@@ -332,8 +351,8 @@ def from_openai(
         try:
             if (d := _convertible(_plain(m), i, notes, check=False, keep_spoken=True)) is None: continue
             h = norm_msg(d)
-            if _get(d, 'role')=='assistant':  # refusals and spoken replies stay as they are: `Chat` fits them to each provider
-                if a := _get(d, 'audio'): h['audio'] = dict(a) if isinstance(a, dict) else _plain(a)
+            if _get(d, 'role')=='assistant':
+                if _kept_reply(h, d, i, notes) is None: continue
                 _note_extras({k:v for k,v in _plain(d).items() if k!='audio'}, i, notes)  # e.g. generated images
             res.append(check_msg(h, i, need_ids=False))
         except _misread as e: raise _unreadable(i, 'an OpenAI message', e) from None

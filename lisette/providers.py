@@ -10,7 +10,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
            'unreadable_reply', 'stream_finished', 'stream_content_type', 'watch_reply', 'stream_replied',
            'stream_broke', 'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
-           'native_stop_warning', 'mend_chunk', 'adapt_request']
+           'native_stop_warning', 'mend_chunk', 'adapt_request', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, functools, importlib.metadata, inspect, json, os, time
@@ -888,3 +888,52 @@ def _stream_audio(kw):
     return kw
 
 _adapters.append(_stream_audio)
+
+# %% ../nbs/04_providers.ipynb #83ee90c9
+def _refusal_chunk(text, fr=None):
+    "A stream chunk of an OpenAI refusal carrying `text`"
+    from litellm.types.utils import StreamingChoices, Delta
+    return ModelResponseStream(id='r', model='gpt-4o-mini', choices=[StreamingChoices(index=0, delta=Delta(refusal=text), finish_reason=fr)])
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _refusal_stream_drops():
+    "Does litellm's stream wrapper drop a chunk that carries only a refusal?"
+    from types import SimpleNamespace
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
+    try: return not CustomStreamWrapper.is_chunk_non_empty(SimpleNamespace(sent_first_chunk=True), {'content': ''}, _refusal_chunk('No.'), {})
+    except Exception: return False  # (its chunk filter changed: nothing to mend that we know of)
+
+# %% ../nbs/04_providers.ipynb #d47c2a0d
+def _mend_refusal_streams():
+    "Wrap litellm's `CustomStreamWrapper.is_chunk_non_empty` to pass on chunks that carry a refusal (idempotent)"
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper as W
+    if getattr(W, '_lisette_refusal', False) or not _refusal_stream_drops(): return
+    orig = W.is_chunk_non_empty
+    def is_chunk_non_empty(self, completion_obj, model_response, response_obj):
+        return orig(self, completion_obj, model_response, response_obj) or bool(
+            model_response.choices and getattr(model_response.choices[0].delta, 'refusal', None))
+    W.is_chunk_non_empty, W._lisette_refusal = is_chunk_non_empty, True
+
+def _stream_refusals(kw):
+    if kw.get('stream'): _mend_refusal_streams()
+    return kw
+
+_adapters.append(_stream_refusals)
+
+def reply_refusal(m):
+    """The words of OpenAI refusal message `m`, or None. litellm 1.110 keeps them in `m.refusal`; 1.106 in its
+    `provider_specific_fields`, which it then sends back to OpenAI as they are: they are moved to `m.refusal`"""
+    psf = getattr(m, 'provider_specific_fields', None)
+    if isinstance(psf, dict) and 'refusal' in psf:
+        rf = psf.pop('refusal')
+        if not psf: m.provider_specific_fields = None
+        if rf is not None: m.refusal = rf
+    rf = getattr(m, 'refusal', None)
+    return rf if isinstance(rf, str) and rf.strip() else None
+
+def keep_refusal(res, chunks):
+    "Response `res` built from stream `chunks`, with the refusal the chunks carried when its message has none (returns `res`)"
+    m = res.choices[0].message if res is not None and res.choices else None
+    if m is None or m.content or m.tool_calls or reply_refusal(m): return res  # (text or calls: no refusal to look for)
+    if rf := ''.join(t for c in chunks if c.choices and isinstance(t := getattr(c.choices[0].delta, 'refusal', None), str)): m.refusal = rf
+    return res

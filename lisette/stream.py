@@ -80,7 +80,7 @@ def delta_text(msg):
     if not hasattr(c,'delta'): return None
     delta = c.delta
     if delta.content: return delta.content
-    if t := delta_transcript(delta): return t
+    if t := delta_transcript(delta) or _refusal(delta): return t
     if delta.tool_calls:
         res = ''.join(f"🔧 {tc.function.name}" for tc in delta.tool_calls if tc.id and tc.function.name)
         if res: return f'\n{res}\n'
@@ -91,6 +91,10 @@ def delta_transcript(delta):
     "The words a delta of a streamed spoken reply (OpenAI's audio output) carries: its audio's transcript, or None"
     a = getattr(delta, 'audio', None)
     return a.get('transcript') if isinstance(a, dict) else getattr(a, 'transcript', None)
+
+def _refusal(delta):
+    "The words of an OpenAI refusal that `delta` carries (`delta.refusal`), or None"
+    return rf if isinstance(rf := getattr(delta, 'refusal', None), str) else None
 
 def mk_stream_chunk(**kwargs):
     "A `ModelResponseStream` chunk whose delta has `kwargs`"
@@ -188,7 +192,7 @@ class StreamFormatter:
         res = ''
         rc = getattr(d, 'reasoning_content', None)
         if rc and rc!='{"text": ""}': res += self._sep('think') + (rc if self.showthink else '🧠')
-        if c := d.content: res += self._sep('text') + c
+        if c := d.content or _refusal(d): res += self._sep('text') + c
         if t := delta_transcript(d): res += ('' if self._last=='spoken' else self._sep('spoken') + '🔊 ') + t
         if imgs := getattr(d, 'images', None):
             res += self._sep('text') + ''.join(f"\n\n![generated image]({nested_idx(i,'image_url','url')})\n\n" for i in imgs)
@@ -363,7 +367,7 @@ class TerminalStream:
                 self._put('' if self.showthink else '🧠 thinking…', 'dim')
                 self.mode = 'think'
             if self.showthink: self._put(rc, 'dim')
-        txt = (d.content or '') + ''.join(f"\n[generated image]\n" for _ in (getattr(d, 'images', None) or []))
+        txt = (d.content or _refusal(d) or '') + ''.join(f"\n[generated image]\n" for _ in (getattr(d, 'images', None) or []))
         if txt:
             if self.mode!='text': self._newline(blank=self.mode!='')
             self.mode = 'text'

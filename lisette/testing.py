@@ -44,6 +44,7 @@ class Reply:
     delay:float=0 # Seconds to wait before replying
     chunk_delay:float=0 # Seconds between streamed events
     chunks:int|None=None # Number of text deltas when streaming (default: a few words each)
+    refusal:str|None=None # OpenAI Chat Completions: a refusal (content null, these words in `refusal`); other protocols: text
 
     def __post_init__(self):
         if self.stop is not None and self.stop not in _oa_stops and self.stop not in _an_stops:
@@ -101,6 +102,7 @@ def _oa_annotations(rep):
 def _oa_json(rep, body, n, tcs):
     "An OpenAI `chat.completion` object"
     msg = {'role': 'assistant', 'content': rep.text if (rep.text or not tcs) else None}
+    if rep.refusal is not None: msg |= {'content': None, 'refusal': rep.refusal}
     if rep.web_search: msg['annotations'] = _oa_annotations(rep)
     if rep.thinking: msg['reasoning_content'] = rep.thinking
     if tcs: msg['tool_calls'] = [{'id': i, 'type': 'function', 'function': {'name': nm, 'arguments': a}} for i,nm,a in tcs]
@@ -112,7 +114,8 @@ def _oa_events(rep, body, n, tcs):
     "The `data:` payloads of an OpenAI stream"
     base = {'id': f'chatcmpl-fake{n}', 'object': 'chat.completion.chunk', 'created': int(time.time()), 'model': rep.model or body.get('model')}
     ch = lambda delta, fr=None: {**base, 'choices': [{'index': 0, 'delta': delta, 'logprobs': None, 'finish_reason': fr}]}
-    yield ch({'role': 'assistant', 'content': ''})
+    yield ch({'role': 'assistant', 'content': ''} if rep.refusal is None else {'role': 'assistant', 'content': None, 'refusal': ''})
+    for t in _split_text(rep.refusal, rep.chunks): yield ch({'refusal': t})
     for t in _split_text(rep.thinking): yield ch({'reasoning_content': t})
     for t in _split_text(rep.text, rep.chunks): yield ch({'content': t})
     for j,(i,nm,a) in enumerate(tcs):
@@ -699,6 +702,7 @@ def _render(rep, body, ctx, fp):
     k = next(ids)
     tcs = _norm_tcs(rep, _tc_prefix[proto], ids)
     if rep.raw is not None: return rep.status, ([rep.raw] if stream else rep.raw), stream
+    if rep.refusal is not None and proto!='openai': rep = dataclasses.replace(rep, text=rep.refusal, refusal=None)  # (their refusals are text)
     if proto=='anthropic':
         if getattr(fp, 'simulate_cache', False) and not {'cache_read', 'cache_creation', 'cache_read_input_tokens', 'cache_creation_input_tokens'} & set(rep.usage):
             inp, cw, cr = _cache_usage(fp, body)

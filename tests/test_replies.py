@@ -235,3 +235,50 @@ def test_impossible_usage_does_not_break_later_turns(fake_provider, name, bad, s
     assert not [a for a in chat.adjustments if a.kind=='cost_limit'] and chat._ctx[0] == len(chat.hist)  # the provider's counts bound the context again
     usage = [str(w.message) for w in ws if issubclass(w.category, AdjustmentWarning) and 'usage' in str(w.message)]
     assert len(usage) == 1 and 'reported impossible usage (prompt_tokens=' in usage[0] and 'the context bound keeps its own estimate' in usage[0]
+
+# ---- OpenAI's refusal: content null, the words in `refusal` (streamed as `delta.refusal`, which litellm dropped)
+
+@pytest.mark.parametrize('use_async', [False, True])
+@pytest.mark.parametrize('stream', [False, True])
+def test_openai_refusal(fake_provider, stream, use_async):
+    "The refusal's words are the reply (not '.'), show while streaming, go back to OpenAI as the refusal they are and to Claude as text"
+    import asyncio
+    fp = fake_provider
+    fp.queue(Reply(refusal="I can't help with that.", chunks=3), 'Because it could cause harm.', 'Still no.')
+    kw = dict(api_base=fp.openai_base, api_key='k')
+    if use_async:
+        async def go():
+            chat = AsyncChat('openai/gpt-4o-mini', **kw)
+            if stream: items = [o async for o in await chat('Do a bad thing', stream=True)]
+            else: items = [await chat('Do a bad thing')]
+            return chat, items
+        chat, items = asyncio.run(go())
+    else:
+        chat = Chat('openai/gpt-4o-mini', **kw)
+        items = list(chat('Do a bad thing', stream=True)) if stream else [chat('Do a bad thing')]
+    if stream: assert ''.join(StreamFormatter().format_stream(items)).startswith("I can't help with that.")
+    r = items[-1]
+    assert contents(r).content == "I can't help with that." and chat.hist[1].content == "I can't help with that."
+    assert "I can't help with that." in r._repr_markdown_()
+    ask = (lambda q: asyncio.run(chat(q))) if use_async else chat
+    ask('Why not?')
+    assert fp.last['messages'][1] == {'role': 'assistant', 'content': "I can't help with that.", 'refusal': "I can't help with that."}
+    chat.model, chat.api_base = 'anthropic/claude-sonnet-4-5', fp.anthropic_base
+    ask('And now?')
+    assert fp.last['messages'][1] == {'role': 'assistant', 'content': [{'type': 'text', 'text': "I can't help with that."}]}
+    check_hist(chat.hist)
+
+def test_refusal_stream_reproducer_matches_litellm():
+    "The guard's reproducer says what the installed litellm does (it drops refusal-only chunks in 1.106 and 1.110)"
+    from lisette.providers import _refusal_stream_drops
+    assert _refusal_stream_drops() is True
+
+def test_no_provider_fields_sent_back(fake_provider):
+    """litellm 1.106 keeps `refusal: None` in each OpenAI reply's `provider_specific_fields` and sends it back with the
+    history; OpenAI-compatible servers that check their input (e.g. Fireworks) reject the field"""
+    fp = fake_provider
+    fp.queue('hello', Reply(refusal='No.'), 'ok')
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    chat('hi'); chat('bad'); chat('why')
+    assert not any('provider_specific_fields' in m for m in fp.last['messages'])
+    assert [m.get('refusal') for m in fp.last['messages'] if m['role']=='assistant'] == [None, 'No.']
