@@ -937,3 +937,47 @@ def keep_refusal(res, chunks):
     if m is None or m.content or m.tool_calls or reply_refusal(m): return res  # (text or calls: no refusal to look for)
     if rf := ''.join(t for c in chunks if c.choices and isinstance(t := getattr(c.choices[0].delta, 'refusal', None), str)): m.refusal = rf
     return res
+
+# %% ../nbs/04_providers.ipynb #4e8d67f2
+_rs_refusal_event = {'type': 'response.refusal.delta', 'item_id': 'msg_1', 'output_index': 0, 'content_index': 0, 'delta': 'No.'}
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _responses_refusal_dropped():
+    "Does the installed litellm leave a streamed Responses refusal out of its chat chunk?"
+    try:
+        from litellm.completion_extras.litellm_responses_transformation.transformation import OpenAiResponsesToChatCompletionStreamIterator as It
+        res = inspect.unwrap(It.translate_responses_chunk_to_openai_stream)(copy.deepcopy(_rs_refusal_event))
+        return not (res.choices and getattr(res.choices[0].delta, 'refusal', None))
+    except Exception: return False
+
+def _output_refusal(items):
+    "The words of the refusal parts of Responses output `items` ('' when none)"
+    return ''.join(_get(p, 'refusal') or '' for it in items or () if _get(it, 'type')=='message'
+                   for p in _get(it, 'content') or () if _get(p, 'type')=='refusal')
+
+def _keep_responses_refusals():
+    "Wrap litellm's Responses→chat conversions (plain and streamed) so a refusal's words reach the chat reply (idempotent)"
+    from litellm.completion_extras.litellm_responses_transformation.transformation import (
+        LiteLLMResponsesTransformationHandler as Handler, OpenAiResponsesToChatCompletionStreamIterator as Iterator)
+    if getattr(Handler, '_lisette_refusals', False) or not _responses_refusal_dropped(): return
+    orig_resp, orig_chunk = Handler.transform_response, Iterator.translate_responses_chunk_to_openai_stream
+    def transform_response(self, model, raw_response, model_response, *args, **kwargs):
+        res = orig_resp(self, model, raw_response, model_response, *args, **kwargs)
+        m = res.choices[0].message if getattr(res, 'choices', None) else None
+        if m is not None and not m.content and not m.tool_calls and (rf := _output_refusal(getattr(raw_response, 'output', None))): m.refusal = rf
+        return res
+    def translate_responses_chunk_to_openai_stream(parsed_chunk, *args, **kwargs):
+        res = orig_chunk(parsed_chunk, *args, **kwargs)
+        if isinstance(parsed_chunk, dict) and parsed_chunk.get('type')=='response.refusal.delta' and res.choices:
+            res.choices[0].delta.refusal = parsed_chunk.get('delta') or ''
+        return res
+    translate_responses_chunk_to_openai_stream.__wrapped__ = orig_chunk
+    Handler.transform_response = transform_response
+    Iterator.translate_responses_chunk_to_openai_stream = staticmethod(translate_responses_chunk_to_openai_stream)
+    Handler._lisette_refusals = True
+
+def _responses_refusals(kw):
+    if _is_responses(kw['model']): _keep_responses_refusals()
+    return kw
+
+_adapters.append(_responses_refusals)

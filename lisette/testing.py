@@ -44,7 +44,7 @@ class Reply:
     delay:float=0 # Seconds to wait before replying
     chunk_delay:float=0 # Seconds between streamed events
     chunks:int|None=None # Number of text deltas when streaming (default: a few words each)
-    refusal:str|None=None # OpenAI Chat Completions: a refusal (content null, these words in `refusal`); other protocols: text
+    refusal:str|None=None # OpenAI's refusal (Chat Completions: `refusal`, content null; Responses: a `refusal` part); other protocols: text
 
     def __post_init__(self):
         if self.stop is not None and self.stop not in _oa_stops and self.stop not in _an_stops:
@@ -275,7 +275,9 @@ def _rs_items(rep, tcs, n):
         ct = s.get('cited_text') or text
         start = max(text.find(ct), 0)
         anns.append({'type': 'url_citation', 'start_index': start, 'end_index': start+len(ct), 'url': s.get('url', ''), 'title': s.get('title', '')})
-    if rep.text or not tcs:
+    if rep.refusal is not None:
+        items.append({'type': 'message', 'id': f'msg_fake{n}', 'status': 'completed', 'role': 'assistant', 'content': [{'type': 'refusal', 'refusal': rep.refusal}]})
+    elif rep.text or not tcs:
         items.append({'type': 'message', 'id': f'msg_fake{n}', 'status': 'completed', 'role': 'assistant',
                       'content': [{'type': 'output_text', 'text': text, 'annotations': anns, 'logprobs': []}]})
     items += [{'type': 'function_call', 'id': f'fc_fake{n}_{j}', 'call_id': i, 'name': nm, 'arguments': a, 'status': 'completed'}
@@ -303,6 +305,13 @@ def _rs_item_events(j, it, rep):
         a = it['arguments']
         for s in _split_text(a, max(1, len(a)//8)): yield base('response.function_call_arguments.delta', item_id=it['id'], delta=s)
         yield base('response.function_call_arguments.done', item_id=it['id'], arguments=a)
+    elif it['type']=='message' and it['content'][0]['type']=='refusal':
+        c = it['content'][0]
+        yield base('response.output_item.added', item={**it, 'content': [], 'status': 'in_progress'})
+        yield base('response.content_part.added', item_id=it['id'], content_index=0, part={'type': 'refusal', 'refusal': ''})
+        for s in _split_text(c['refusal'], rep.chunks): yield base('response.refusal.delta', item_id=it['id'], content_index=0, delta=s)
+        yield base('response.refusal.done', item_id=it['id'], content_index=0, refusal=c['refusal'])
+        yield base('response.content_part.done', item_id=it['id'], content_index=0, part=c)
     elif it['type']=='message':
         c = it['content'][0]
         yield base('response.output_item.added', item={**it, 'content': [], 'status': 'in_progress'})
@@ -702,7 +711,7 @@ def _render(rep, body, ctx, fp):
     k = next(ids)
     tcs = _norm_tcs(rep, _tc_prefix[proto], ids)
     if rep.raw is not None: return rep.status, ([rep.raw] if stream else rep.raw), stream
-    if rep.refusal is not None and proto!='openai': rep = dataclasses.replace(rep, text=rep.refusal, refusal=None)  # (their refusals are text)
+    if rep.refusal is not None and proto not in ('openai', 'responses'): rep = dataclasses.replace(rep, text=rep.refusal, refusal=None)  # (their refusals are text)
     if proto=='anthropic':
         if getattr(fp, 'simulate_cache', False) and not {'cache_read', 'cache_creation', 'cache_read_input_tokens', 'cache_creation_input_tokens'} & set(rep.usage):
             inp, cw, cr = _cache_usage(fp, body)

@@ -282,3 +282,27 @@ def test_no_provider_fields_sent_back(fake_provider):
     chat('hi'); chat('bad'); chat('why')
     assert not any('provider_specific_fields' in m for m in fp.last['messages'])
     assert [m.get('refusal') for m in fp.last['messages'] if m['role']=='assistant'] == [None, 'No.']
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_responses_refusal(fake_provider, stream):
+    "A Responses refusal part (streamed as response.refusal.delta): litellm dropped it and the reply was empty ('.')"
+    fp = fake_provider
+    fp.queue(Reply(refusal="I can't help with that.", chunks=3), 'ok')
+    chat = Chat('openai/responses/gpt-5.4', api_base=fp.responses_base, api_key='k')
+    r = _last(chat('Do a bad thing', stream=True)) if stream else chat('Do a bad thing')
+    assert contents(r).content == "I can't help with that." and chat.hist[1].content == "I can't help with that."
+    chat('Why not?')
+    sent = [m for m in fp.last['input'] if m.get('role')=='assistant']
+    assert sent and "I can't help with that." in json.dumps(sent[0])
+
+def _last(g):
+    *_, r = g
+    return r
+
+@pytest.mark.parametrize('name', ['anthropic', 'gemini'])
+def test_other_protocols_refuse_in_text(fake_provider, name):
+    "`Reply(refusal=)` on protocols without a refusal field is plain text (as those providers refuse)"
+    fp = fake_provider
+    m = {'anthropic': 'anthropic/claude-sonnet-4-5', 'gemini': 'gemini/gemini-3-flash-preview'}[name]
+    fp.queue(Reply(refusal='No.'))
+    assert contents(Chat(m, api_base=getattr(fp, name+'_base'), api_key='k')('bad')).content == 'No.'
