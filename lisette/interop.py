@@ -316,7 +316,9 @@ def to_openai(
             if d.pop('reasoning_content', None): notes(i, "reasoning text dropped (OpenAI does not take reasoning back)")
             for tc in d.get('tool_calls') or []:
                 if tc.pop('cache_control', None): notes(i, "cache_control on a tool call dropped (OpenAI has no prompt-cache checkpoints)")
-            if d['role']=='assistant': _note_extras(_plain(m), i, notes)
+            if d['role']=='assistant':
+                _note_extras(_plain(m), i, notes)
+                if isinstance(rf := _get(m, 'refusal'), str) and not _blank(rf): d['refusal'] = rf  # OpenAI takes its refusal back
             res.append(d)
         except _misread as e: raise _unreadable(i, 'a chat message for OpenAI', e) from None
     notes.done()
@@ -330,7 +332,7 @@ def _kept_reply(h, d, i, notes):
         h['refusal'] = rf
         if not h.get('content') and not h.get('tool_calls'): h['content'] = rf
     if a := _get(d, 'audio'):
-        a = dict(a) if isinstance(a, dict) else _plain(a)
+        a = dict(a) if isinstance(a, dict) else _plain(a) if hasattr(a, 'model_dump') else a  # (a str, say: malformed, left out)
         if not (bad := _audio_problem('assistant', a)): h['audio'] = a
         else:
             tr = a.get('transcript') if isinstance(a, dict) else None

@@ -931,10 +931,18 @@ def reply_refusal(m):
     rf = getattr(m, 'refusal', None)
     return rf if isinstance(rf, str) and rf.strip() else None
 
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _builder_merges_refusals():
+    "Does the installed litellm's `stream_chunk_builder` put a stream's refusal deltas on the built message? (1.110: yes, 1.106: no)"
+    try:
+        with quiet_litellm(): r = stream_chunk_builder([_refusal_chunk("I can't"), _refusal_chunk(' help.', 'stop')])
+        return getattr(r.choices[0].message, 'refusal', None)=="I can't help."
+    except Exception: return False
+
 def keep_refusal(res, chunks):
-    "Response `res` built from stream `chunks`, with the refusal the chunks carried when its message has none (returns `res`)"
+    "Response `res` built from stream `chunks`, with the refusal the chunks carried when litellm's builder left it out (returns `res`)"
     m = res.choices[0].message if res is not None and res.choices else None
-    if m is None or m.content or m.tool_calls or reply_refusal(m): return res  # (text or calls: no refusal to look for)
+    if m is None or _builder_merges_refusals() or reply_refusal(m): return res
     if rf := ''.join(t for c in chunks if c.choices and isinstance(t := getattr(c.choices[0].delta, 'refusal', None), str)): m.refusal = rf
     return res
 
@@ -977,7 +985,7 @@ def _keep_responses_refusals():
     Handler._lisette_refusals = True
 
 def _responses_refusals(kw):
-    if _is_responses(kw['model']): _keep_responses_refusals()
+    _keep_responses_refusals()  # on every request: litellm also sends models whose mode is 'responses' (e.g. gpt-5.2-pro) to the Responses API
     return kw
 
 _adapters.append(_responses_refusals)

@@ -6,7 +6,7 @@
 __all__ = ['provider_kind', 'reasoning_origin', 'fit_id', 'fit_history', 'note_adjustment', 'fit_request']
 
 # %% ../nbs/06e_switch.ipynb #85b69652
-import hashlib, json, re, time
+import functools, hashlib, json, re, time
 import litellm
 from fastcore.utils import *
 from litellm.types.utils import Function
@@ -119,7 +119,9 @@ def _fit_args(tc, kind, notes, i):
     tc.function = Function(name=nm, arguments='{}')  # on a copy (`_copy_msg`): the history's call keeps its arguments
     return tc
 
-_takes_refusal = ('openai', 'responses')  # OpenAI's `refusal` content part; litellm drops an Anthropic or Gemini message holding one
+def _takes_refusals(kind, model):
+    "Does `model` (of provider `kind`) take OpenAI's refusals back: its `refusal` parts and field? OpenAI's own APIs only (litellm drops an Anthropic or Gemini message holding a part; other servers speaking OpenAI's protocol may reject them)"
+    return kind=='responses' or kind=='openai' and _openai_itself(model)
 
 def _refusal_text(p):
     "Refusal part `p` as a text part (its checkpoint kept)"
@@ -127,6 +129,7 @@ def _refusal_text(p):
 
 def _refusals(m): return (c := _get(m, 'content')).__class__ is list and any(p.__class__ is dict and p.get('type')=='refusal' for p in c)
 
+@functools.lru_cache(maxsize=256)  # (asked on every request: litellm's answer for a model name does not change)
 def _openai_itself(model):
     "Is `model` sent to OpenAI's own Chat Completions (not to another provider speaking its protocol)?"
     try: return litellm.get_llm_provider(model)[1]=='openai'
@@ -139,11 +142,11 @@ def _audio_as(m, kind, model):
     if (exp := _get(a, 'expires_at')) and exp<=time.time(): return 'text', "OpenAI no longer keeps it"
     return ('id', aid) if (aid := _get(a, 'id')) else ('text', "it has no id")
 
-def _needs_fit(m, kind, cache, answered=()):
+def _needs_fit(m, kind, cache, answered=(), refusals=True):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
     if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind): return True
     if _get(m, 'audio') is not None: return True  # (sent as a reference, or as its transcript)
-    if kind not in _takes_refusal and _refusals(m): return True
+    if not refusals and (_refusals(m) or _get(m, 'refusal') is not None): return True
     if not cache and _get(m, 'cache_control'): return True
     for tc in _get(m, 'tool_calls') or []:
         tid = _tc_id(tc)
@@ -164,6 +167,18 @@ def _fit_audio(m, aa, notes, i, set_):
     elif tr and not _blank(tr): set_('content', tr); notes.append((i, f"audio reply sent as its transcript ({aa[1]})"))
     else: set_('content', '.'); notes.append((i, f"audio reply without a transcript sent as '.' ({aa[1]})"))
 
+def _fit_refusal(m, kind, model, notes, i, set_):
+    "Send the refusal of assistant message copy `m` to a provider that takes none: its parts as text, its field left out (its words are the text)"
+    who = model if kind=='openai' else _names.get(kind, kind)
+    if _refusals(m):
+        set_('content', [_refusal_text(p) if p.__class__ is dict and p.get('type')=='refusal' else p for p in _get(m, 'content')])
+        notes.append((i, f"refusal sent as text ({who} has no refusal parts)"))
+    if (rf := _get(m, 'refusal')) is not None:
+        set_('refusal', None)
+        if isinstance(rf, str) and not _blank(rf) and rf!=_get(m, 'content'): notes.append((i, f"refusal {_short(rf)!r} left out ({who} takes no refusal field)"))
+
+def _short(s, n=60): return s if len(s)<=n else s[:n-1]+'…'
+
 def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model=''):
     "Fit assistant message copy `m` for provider `kind` in place"
     origin = reasoning_origin(m)
@@ -177,9 +192,7 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model=''):
             notes.append((i, f"server-side {nested_idx(tc, 'function', 'name')} call {_tc_id(tc)} (already run by Anthropic) left out"))
         set_('provider_specific_fields', None)
         notes.append((i, "Anthropic's web search results and citations left out (kept in the history)"))
-    if kind not in _takes_refusal and _refusals(m):
-        set_('content', [_refusal_text(p) if p.__class__ is dict and p.get('type')=='refusal' else p for p in _get(m, 'content')])
-        notes.append((i, f"refusal sent as text ({_names.get(kind, kind)} has no refusal parts)"))
+    if not _takes_refusals(kind, model): _fit_refusal(m, kind, model, notes, i, set_)
     if aa := _audio_as(m, kind, model): _fit_audio(m, aa, notes, i, set_)
     tcs = _get(m, 'tool_calls') or []
     keep = []
@@ -207,10 +220,10 @@ def _memo(memo, key, n):
     if list(memo)!=[key] or len(memo.get(key, ()))>2*n+100: memo.clear()
     return memo.setdefault(key, {})
 
-def _needs(m, role, kind, cache, answered, seen=None):
+def _needs(m, role, kind, cache, answered, seen=None, refusals=True):
     "Does message `m` need changing for provider `kind`? Remembered in `seen` by identity, unless it holds a `srvtoolu_` call (answered later)"
     if seen is not None and (e := seen.get(id(m))) is not None and e[0] is m: return e[1]
-    need = _needs_fit(m, kind, cache, answered) if role=='assistant' else not cache and _has_ckpt(m)
+    need = _needs_fit(m, kind, cache, answered, refusals) if role=='assistant' else not cache and _has_ckpt(m)
     if seen is not None and not any(_srv(_tc_id(tc)) for tc in _get(m, 'tool_calls') or []): seen[id(m)] = (m, need)
     return need
 
@@ -222,7 +235,8 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
     "(copy of `msgs` the provider of `model` accepts, [(history index, what changed)])"
     kind = provider_kind(model)
     cache = ifnone(cache, kind=='anthropic')
-    seen = _memo(memo, (kind, cache), len(msgs))
+    refusals = _takes_refusals(kind, model)
+    seen = _memo(memo, (kind, cache, refusals), len(msgs))
     nsys = next((i for i,m in enumerate(msgs) if _get(m, 'role') not in ('system', 'developer')), len(msgs))
     res, notes, ids, ckpts, copied = list(msgs), [], {}, [], False
     answered = _ResultIds(msgs)  # a `srvtoolu_` call with a result was a client call
@@ -231,8 +245,9 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         if (m := msgs[j]).__class__ is dict and len(m)==2 and m.get('content').__class__ is str: continue
         if not ids and seen and (e := seen.get(id(m))) is not None and e[0] is m and not e[1]: continue  # examined before: nothing to change
         i, role = j-nsys, _get(m, 'role')
-        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen): continue  # no copy
-        res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and _get(m, 'audio') is not None else m)  # (a Message's `audio` takes no bare reference)
+        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals): continue  # no copy
+        # (a Message's `audio` takes no bare reference; its `refusal` field is left out by removing it from a dict)
+        res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and (_get(m, 'audio') is not None or _get(m, 'refusal') is not None) else m)
         copied = True
         if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered, model)
         elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])

@@ -572,3 +572,12 @@ def test_from_openai_keeps_refusals_and_spoken_replies_for_chat(fake_provider):
     chat('And now?')
     sent = fp.last['messages']
     assert sent[1]['content'][0]['text'] == 'I cannot help with that.' and sent[3]['content'][0]['text'] == 'Hello there.'
+
+def test_openai_refusal_field_round_trip():
+    "from_openai reads the refusal field, to_openai writes it back; an audio that is not a dict is left out with a note"
+    api = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': None, 'refusal': 'No.'}]
+    h = from_openai(api, report=[])
+    assert h[1] == {'role': 'assistant', 'content': 'No.', 'refusal': 'No.'}
+    assert to_openai(h, report=(rep := []))[1] == h[1] and rep == []
+    h = from_openai([{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': 'Hi', 'audio': 'not audio'}], report=(rep := []))
+    assert h[1] == {'role': 'assistant', 'content': 'Hi'} and len(rep) == 1 and rep[0].startswith('message 1: audio left out')

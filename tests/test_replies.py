@@ -306,3 +306,54 @@ def test_other_protocols_refuse_in_text(fake_provider, name):
     m = {'anthropic': 'anthropic/claude-sonnet-4-5', 'gemini': 'gemini/gemini-3-flash-preview'}[name]
     fp.queue(Reply(refusal='No.'))
     assert contents(Chat(m, api_base=getattr(fp, name+'_base'), api_key='k')('bad')).content == 'No.'
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_refusal_of_a_model_litellm_sends_to_responses(fake_provider, stream):
+    "litellm sends models whose mode is 'responses' (gpt-5.2-pro) to the Responses API: their refusals keep their words too, in a fresh process"
+    import subprocess, sys, textwrap
+    fp = fake_provider
+    fp.queue(Reply(refusal="I can't help with that.", chunks=3))
+    code = textwrap.dedent(f'''
+        import os; os.environ['LITELLM_LOCAL_MODEL_COST_MAP'] = 'True'
+        from lisette import Chat, contents
+        chat = Chat('openai/gpt-5.2-pro', api_base={fp.openai_base!r}, api_key='k')
+        r = chat('Do a bad thing', stream={stream})
+        if {stream}: *_, r = r
+        print(contents(r).content)''')
+    p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert fp.requests[-1].path.endswith('/responses') and p.stdout.strip() == "I can't help with that."
+
+@pytest.mark.parametrize('origin', ['openai', 'responses'])
+def test_refusal_field_only_to_openai(fake_provider, origin):
+    "After a refusal, a provider that speaks OpenAI's protocol but is not OpenAI (Mistral, DeepSeek) gets its words as text, no `refusal` field"
+    fp = fake_provider
+    m, base = {'openai': ('openai/gpt-4o-mini', fp.openai_base), 'responses': ('openai/responses/gpt-5.4', fp.responses_base)}[origin]
+    fp.queue(Reply(refusal='No way.'), 'fine', 'ok')
+    chat = Chat(m, api_base=base, api_key='k')
+    chat('go')
+    chat.model, chat.api_base = 'mistral/mistral-small-latest', fp.openai_base
+    chat('next')
+    assert fp.last['messages'][1] == {'role': 'assistant', 'content': 'No way.'}
+    assert not any(k=='switch' for k,_ in chat.adjustments)  # nothing lost: the words are the text
+    chat.model = 'openai/gpt-4o-mini'
+    chat('and OpenAI?')
+    assert fp.last['messages'][1]['refusal'] == 'No way.'
+
+def test_refusal_beside_tool_calls_is_noted_when_left_out(fake_provider):
+    "A refusal whose words are not the text (a message with tool calls) is left out for providers without the field, and noted"
+    from lisette.switch import fit_history
+    msgs = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': None, 'refusal': 'Partly no.',
+             'tool_calls': [{'id': 'call_1', 'type': 'function', 'function': {'name': 'add', 'arguments': '{}'}}]},
+            {'role': 'tool', 'tool_call_id': 'call_1', 'content': '0'}]
+    out, notes = fit_history(msgs, 'anthropic/claude-sonnet-4-5')
+    assert 'refusal' not in out[1] and notes == [(1, "refusal 'Partly no.' left out (Anthropic takes no refusal field)")]
+    assert fit_history(msgs, 'openai/gpt-4o-mini') == (msgs, [])
+
+def test_streamed_refusal_beside_text_keeps_its_field():
+    "litellm 1.106's builder merges no refusals: keep_refusal puts them on the built message even when it has text"
+    from litellm import stream_chunk_builder
+    from lisette.providers import keep_refusal, _refusal_chunk
+    chunks = [mk_stream_chunk(content='Hello'), _refusal_chunk('No.', 'stop')]
+    r = keep_refusal(stream_chunk_builder(chunks), chunks)
+    assert r.choices[0].message.content == 'Hello' and r.choices[0].message.refusal == 'No.'
