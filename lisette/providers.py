@@ -658,8 +658,13 @@ def mend_chunk(c, known:dict, model:str=None)->list:
 # %% ../nbs/04_providers.ipynb #7058fdbb
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model
 
+_on_first_request = []  # mends of litellm that any request may need: installed by the first request, then never asked about again
+
 def adapt_request(kw:dict)->dict:
     "Provider-specific adjustments to the litellm kwargs `kw` a `Chat` is about to send (the one place for them)"
+    if _on_first_request:
+        for f in list(_on_first_request): f()  # (idempotent: two threads starting at once may both run them)
+        _on_first_request.clear()
     for f in _adapters: kw = f(kw)
     return kw
 
@@ -914,21 +919,17 @@ def _mend_refusal_streams():
             model_response.choices and getattr(model_response.choices[0].delta, 'refusal', None))
     W.is_chunk_non_empty, W._lisette_refusal = is_chunk_non_empty, True
 
-def _stream_refusals(kw):
-    if kw.get('stream'): _mend_refusal_streams()
-    return kw
-
-_adapters.append(_stream_refusals)
+_on_first_request.append(_mend_refusal_streams)
 
 def reply_refusal(m):
     """The words of OpenAI refusal message `m`, or None. litellm 1.110 keeps them in `m.refusal`; 1.106 in its
     `provider_specific_fields`, which it then sends back to OpenAI as they are: they are moved to `m.refusal`"""
-    psf = getattr(m, 'provider_specific_fields', None)
+    psf = _get(m, 'provider_specific_fields')  # (`_get`: pydantic's path for an unset field is slow, and this runs on every reply)
     if isinstance(psf, dict) and 'refusal' in psf:
         rf = psf.pop('refusal')
         if not psf: m.provider_specific_fields = None
         if rf is not None: m.refusal = rf
-    rf = getattr(m, 'refusal', None)
+    rf = _get(m, 'refusal')
     return rf if isinstance(rf, str) and rf.strip() else None
 
 @functools.cache  # asked once: what the installed litellm does cannot change
@@ -984,8 +985,4 @@ def _keep_responses_refusals():
     Iterator.translate_responses_chunk_to_openai_stream = staticmethod(translate_responses_chunk_to_openai_stream)
     Handler._lisette_refusals = True
 
-def _responses_refusals(kw):
-    _keep_responses_refusals()  # on every request: litellm also sends models whose mode is 'responses' (e.g. gpt-5.2-pro) to the Responses API
-    return kw
-
-_adapters.append(_responses_refusals)
+_on_first_request.append(_keep_responses_refusals)  # (not only for `openai/responses/`: litellm also sends models whose mode is 'responses', e.g. gpt-5.2-pro, there)

@@ -6,7 +6,7 @@
 __all__ = ['provider_kind', 'reasoning_origin', 'fit_id', 'fit_history', 'note_adjustment', 'fit_request']
 
 # %% ../nbs/06e_switch.ipynb #85b69652
-import functools, hashlib, json, re, time
+import hashlib, json, re, time
 import litellm
 from fastcore.utils import *
 from litellm.types.utils import Function
@@ -129,11 +129,11 @@ def _refusal_text(p):
 
 def _refusals(m): return (c := _get(m, 'content')).__class__ is list and any(p.__class__ is dict and p.get('type')=='refusal' for p in c)
 
-@functools.lru_cache(maxsize=256)  # (asked on every request: litellm's answer for a model name does not change)
 def _openai_itself(model):
     "Is `model` sent to OpenAI's own Chat Completions (not to another provider speaking its protocol)?"
-    try: return litellm.get_llm_provider(model)[1]=='openai'
-    except Exception: return False
+    # read off the name and litellm's model map: litellm's `get_llm_provider` can start an interactive login (chatgpt/)
+    p, _, rest = model.partition('/')
+    return p=='openai' if rest else (litellm.model_cost.get(model) or {}).get('litellm_provider')=='openai'
 
 def _audio_as(m, kind, model):
     "How assistant message `m`'s audio reply goes to `model`: ('id', its id) to OpenAI Chat Completions until it expires, else ('text', why); None: it has none"
