@@ -90,7 +90,8 @@ def delta_text(msg):
 def delta_transcript(delta):
     "The words a delta of a streamed spoken reply (OpenAI's audio output) carries: its audio's transcript, or None"
     a = getattr(delta, 'audio', None)
-    return a.get('transcript') if isinstance(a, dict) else getattr(a, 'transcript', None)
+    t = a.get('transcript') if isinstance(a, dict) else getattr(a, 'transcript', None)
+    return t if isinstance(t, str) else None  # (what a provider sends is not trusted to be text)
 
 def _refusal(delta):
     "The words of an OpenAI refusal that `delta` carries (`delta.refusal`), or None"
