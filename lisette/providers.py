@@ -977,8 +977,8 @@ def _keep_responses_refusals():
         return res
     def translate_responses_chunk_to_openai_stream(parsed_chunk, *args, **kwargs):
         res = orig_chunk(parsed_chunk, *args, **kwargs)
-        if isinstance(parsed_chunk, dict) and parsed_chunk.get('type')=='response.refusal.delta' and res.choices:
-            res.choices[0].delta.refusal = parsed_chunk.get('delta') or ''
+        if _get(parsed_chunk, 'type')=='response.refusal.delta' and res.choices:  # (a dict, or the SDK's event object)
+            res.choices[0].delta.refusal = _get(parsed_chunk, 'delta') or ''
         return res
     translate_responses_chunk_to_openai_stream.__wrapped__ = orig_chunk
     Handler.transform_response = transform_response
