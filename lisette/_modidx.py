@@ -509,6 +509,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers.group_info': ('providers.html#group_info', 'lisette/providers.py'),
                                    'lisette.providers.group_params': ('providers.html#group_params', 'lisette/providers.py'),
                                    'lisette.providers.has_search': ('providers.html#has_search', 'lisette/providers.py'),
+                                   'lisette.providers.install_mends': ('providers.html#install_mends', 'lisette/providers.py'),
                                    'lisette.providers.keep_built': ('providers.html#keep_built', 'lisette/providers.py'),
                                    'lisette.providers.keep_refusal': ('providers.html#keep_refusal', 'lisette/providers.py'),
                                    'lisette.providers.mend_chunk': ('providers.html#mend_chunk', 'lisette/providers.py'),

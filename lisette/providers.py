@@ -10,10 +10,10 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
            'unreadable_reply', 'stream_finished', 'stream_content_type', 'watch_reply', 'stream_replied',
            'stream_broke', 'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
-           'native_stop_warning', 'mend_chunk', 'adapt_request', 'reply_refusal', 'keep_refusal']
+           'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
-import base64, functools, importlib.metadata, inspect, json, os, time
+import base64, functools, importlib.metadata, inspect, json, os, threading, time
 from pathlib import Path
 import litellm
 from fastcore.utils import *
@@ -659,12 +659,18 @@ def mend_chunk(c, known:dict, model:str=None)->list:
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model
 
 _on_first_request = []  # mends of litellm that any request may need: installed by the first request, then never asked about again
+_mends_lock = threading.Lock()
+
+def install_mends():
+    "Install the mends of litellm that any request may need (`_on_first_request`), once; `adapt_request` and `stream_with_complete` call it"
+    if not _on_first_request: return
+    with _mends_lock:  # (a second thread waits: two installing one wrapper at once could lose one)
+        for f in _on_first_request: f()
+        _on_first_request.clear()
 
 def adapt_request(kw:dict)->dict:
     "Provider-specific adjustments to the litellm kwargs `kw` a `Chat` is about to send (the one place for them)"
-    if _on_first_request:
-        for f in list(_on_first_request): f()  # (idempotent: two threads starting at once may both run them)
-        _on_first_request.clear()
+    if _on_first_request: install_mends()
     for f in _adapters: kw = f(kw)
     return kw
 
@@ -926,9 +932,9 @@ def reply_refusal(m):
     `provider_specific_fields`, which it then sends back to OpenAI as they are: they are moved to `m.refusal`"""
     psf = _get(m, 'provider_specific_fields')  # (`_get`: pydantic's path for an unset field is slow, and this runs on every reply)
     if isinstance(psf, dict) and 'refusal' in psf:
-        rf = psf.pop('refusal')
-        if not psf: m.provider_specific_fields = None
-        if rf is not None: m.refusal = rf
+        rf, put = psf.pop('refusal'), (m.__setitem__ if isinstance(m, dict) else m.__setattr__)
+        if not psf: put('provider_specific_fields', None)
+        if rf is not None: put('refusal', rf)
     rf = _get(m, 'refusal')
     return rf if isinstance(rf, str) and rf.strip() else None
 

@@ -15,7 +15,7 @@ from litellm.types.utils import StreamingChoices, Delta
 from .messages import contents, tool_dtls_tag, _get
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id
 from .usage import quiet_litellm, UsageStats
-from .providers import merge_stream_fields, mend_chunk
+from .providers import merge_stream_fields, mend_chunk, keep_refusal, install_mends
 
 # %% ../nbs/05_stream.ipynb #dd30988f
 def _text_only(c):
@@ -52,10 +52,11 @@ def _merge_text_runs(chunks):
 def _build(chunks):
     known = {}
     for c in chunks: mend_chunk(c, known)  # a tool call that came without an id would be dropped
-    with quiet_litellm(): return merge_stream_fields(stream_chunk_builder(_merge_text_runs(chunks)), chunks)  # see `lisette.providers`
+    with quiet_litellm(): return keep_refusal(merge_stream_fields(stream_chunk_builder(_merge_text_runs(chunks)), chunks), chunks)  # see `lisette.providers`
 
 def stream_with_complete(gen, postproc=noop):
     "Extend streaming response chunks with the complete response"
+    install_mends()  # (before the first chunk is read: litellm, called directly, needs them too)
     chunks = []
     for chunk in gen:
         postproc(chunk)
@@ -65,6 +66,7 @@ def stream_with_complete(gen, postproc=noop):
 
 async def astream_with_complete(agen, postproc=noop):
     "Async `stream_with_complete`: the complete response is yielded last"
+    install_mends()
     chunks = []
     async for chunk in agen:
         postproc(chunk)

@@ -133,7 +133,7 @@ def _openai_itself(model):
     "Is `model` sent to OpenAI's own Chat Completions (not to another provider speaking its protocol)?"
     # read off the name and litellm's model map: litellm's `get_llm_provider` can start an interactive login (chatgpt/)
     p, _, rest = model.partition('/')
-    return p=='openai' if rest else (litellm.model_cost.get(model) or {}).get('litellm_provider')=='openai'
+    return p=='openai' if rest else model.startswith('ft:') or (litellm.model_cost.get(model) or {}).get('litellm_provider')=='openai'  # (ft: OpenAI's fine-tunes)
 
 def _audio_as(m, kind, model):
     "How assistant message `m`'s audio reply goes to `model`: ('id', its id) to OpenAI Chat Completions until it expires, else ('text', why); None: it has none"

@@ -357,3 +357,31 @@ def test_streamed_refusal_beside_text_keeps_its_field():
     chunks = [mk_stream_chunk(content='Hello'), _refusal_chunk('No.', 'stop')]
     r = keep_refusal(stream_chunk_builder(chunks), chunks)
     assert r.choices[0].message.content == 'Hello' and r.choices[0].message.refusal == 'No.'
+
+def test_stream_with_complete_keeps_a_refusal_without_chat(fake_provider):
+    "litellm called directly, streamed through stream_with_complete in a fresh process (no Chat request installed the mends first)"
+    import subprocess, sys, textwrap
+    fp = fake_provider
+    fp.queue(Reply(refusal="I can't help with that.", chunks=3))
+    code = textwrap.dedent(f'''
+        import os; os.environ['LITELLM_LOCAL_MODEL_COST_MAP'] = 'True'
+        import litellm
+        from lisette import stream_with_complete
+        r = litellm.completion('openai/gpt-4o-mini', [{{'role': 'user', 'content': 'bad'}}], stream=True, api_base={fp.openai_base!r}, api_key='k')
+        g = stream_with_complete(r)
+        while True:
+            try: next(g)
+            except StopIteration as e: print(e.value.choices[0].message.refusal); break''')
+    p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.strip() == "I can't help with that.", p.stdout
+
+def test_openai_itself_by_name():
+    from lisette.switch import _openai_itself
+    assert [_openai_itself(m) for m in ('openai/gpt-4o-mini', 'gpt-4o', 'ft:gpt-4o-mini-2024-07-18:org::abc', 'mistral/mistral-small-latest',
+                                         'azure/gpt-4o', 'chatgpt/gpt-5.5', 'deepseek/deepseek-chat')] == [True, True, True, False, False, False, False]
+
+def test_reply_refusal_of_a_dict():
+    from lisette.providers import reply_refusal
+    d = {'role': 'assistant', 'content': None, 'provider_specific_fields': {'refusal': 'No.'}}
+    assert reply_refusal(d) == 'No.' and d == {'role': 'assistant', 'content': None, 'provider_specific_fields': None, 'refusal': 'No.'}
