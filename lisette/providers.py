@@ -665,7 +665,10 @@ def install_mends():
     "Install the mends of litellm that any request may need (`_on_first_request`), once; `adapt_request` and `stream_with_complete` call it"
     if not _on_first_request: return
     with _mends_lock:  # (a second thread waits: two installing one wrapper at once could lose one)
-        for f in _on_first_request: f()
+        for f in _on_first_request:
+            # a litellm that moved what a mend wraps has changed that code: no request may fail for want of the mend
+            try: f()
+            except (ImportError, AttributeError) as e: warnings.warn(f"lisette could not install {f.__name__} on litellm {_litellm_version}: {e}")
         _on_first_request.clear()
 
 def adapt_request(kw:dict)->dict:
