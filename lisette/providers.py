@@ -772,31 +772,49 @@ def _responses_search_uncounted():
     except Exception: return False
 
 # %% ../nbs/04_providers.ipynb #f6bf0219
+def _responses_converters():
+    "litellm's Responses→chat converters: (the handler whose `transform_response` converts a reply, the stream iterator whose `translate_responses_chunk_to_openai_stream` converts an event)"
+    from litellm.completion_extras.litellm_responses_transformation.transformation import (
+        LiteLLMResponsesTransformationHandler as Handler, OpenAiResponsesToChatCompletionStreamIterator as Iterator)
+    return Handler, Iterator
+
+def _wrap_responses(flag, on_reply=None, on_event=None):
+    """Wrap litellm's Responses→chat conversions once (`flag` marks it): `on_reply(res, raw_response)` mends a converted
+    reply, `on_event(res, event)` a converted stream event (the wrapped translator stays reachable by `inspect.unwrap`)"""
+    Handler, Iterator = _responses_converters()
+    if getattr(Handler, flag, False): return
+    if on_reply:
+        orig_resp = Handler.transform_response
+        def transform_response(self, model, raw_response, model_response, *args, **kwargs):
+            res = orig_resp(self, model, raw_response, model_response, *args, **kwargs)
+            on_reply(res, raw_response)
+            return res
+        Handler.transform_response = transform_response
+    if on_event:
+        orig_event = Iterator.translate_responses_chunk_to_openai_stream
+        def translate_responses_chunk_to_openai_stream(parsed_chunk, *args, **kwargs):
+            res = orig_event(parsed_chunk, *args, **kwargs)
+            on_event(res, parsed_chunk)
+            return res
+        translate_responses_chunk_to_openai_stream.__wrapped__ = orig_event
+        Iterator.translate_responses_chunk_to_openai_stream = staticmethod(translate_responses_chunk_to_openai_stream)
+    setattr(Handler, flag, True)
+
 def _count_searches(usage, items):
     "Set `usage.server_tool_use.web_search_requests` from Responses output `items`, unless litellm counted them"
     from litellm.types.utils import ServerToolUse
     if usage is None or not (n := _web_search_calls(items)) or search_count(dict(usage=usage)): return
     usage.server_tool_use = ServerToolUse(web_search_requests=n)
 
+def _searches_of_event(res, ev):
+    if isinstance(ev, dict) and ev.get('type') in ('response.completed', 'response.incomplete'):
+        _count_searches(getattr(res, 'usage', None), (ev.get('response') or {}).get('output'))
+
 def _keep_responses_search_count():
     "Wrap litellm's Responses→chat conversions (plain and streamed) so the usage counts the searches (idempotent)"
-    from litellm.completion_extras.litellm_responses_transformation.transformation import (
-        LiteLLMResponsesTransformationHandler as Handler, OpenAiResponsesToChatCompletionStreamIterator as Iterator)
-    if getattr(Handler, '_lisette_searches', False) or not _responses_search_uncounted(): return
-    orig_resp, orig_chunk = Handler.transform_response, Iterator.translate_responses_chunk_to_openai_stream
-    def transform_response(self, model, raw_response, model_response, *args, **kwargs):
-        res = orig_resp(self, model, raw_response, model_response, *args, **kwargs)
-        _count_searches(getattr(res, 'usage', None), getattr(raw_response, 'output', None))
-        return res
-    def translate_responses_chunk_to_openai_stream(parsed_chunk, *args, **kwargs):
-        res = orig_chunk(parsed_chunk, *args, **kwargs)
-        if isinstance(parsed_chunk, dict) and parsed_chunk.get('type') in ('response.completed', 'response.incomplete'):
-            _count_searches(getattr(res, 'usage', None), (parsed_chunk.get('response') or {}).get('output'))
-        return res
-    translate_responses_chunk_to_openai_stream.__wrapped__ = orig_chunk
-    Handler.transform_response = transform_response
-    Iterator.translate_responses_chunk_to_openai_stream = staticmethod(translate_responses_chunk_to_openai_stream)
-    Handler._lisette_searches = True
+    if not _responses_search_uncounted(): return
+    _wrap_responses('_lisette_searches', on_reply=lambda res, raw: _count_searches(getattr(res, 'usage', None), getattr(raw, 'output', None)),
+                    on_event=_searches_of_event)
 
 def _responses_searches(kw):
     if 'web_search_options' in kw: _keep_responses_search_count()
@@ -817,20 +835,14 @@ def _responses_stream_drops_citations():
     except Exception: return False
 
 # %% ../nbs/04_providers.ipynb #ac47a3f6
+def _citations_of_event(res, ev):
+    "Give the chunk `res` of annotation event `ev` its `delta.annotations`, converted as litellm converts an unstreamed reply's"
+    if isinstance(ev, dict) and ev.get('type')=='response.output_text.annotation.added' and res.choices:
+        if anns := _responses_converters()[0]._convert_annotations_to_chat_format([ev.get('annotation')]): res.choices[0].delta.annotations = anns
+
 def _keep_responses_stream_citations():
     "Wrap litellm's Responses stream translator so annotation events carry `delta.annotations` (idempotent)"
-    from litellm.completion_extras.litellm_responses_transformation.transformation import (
-        LiteLLMResponsesTransformationHandler as Handler, OpenAiResponsesToChatCompletionStreamIterator as Iterator)
-    if getattr(Iterator, '_lisette_citations', False) or not _responses_stream_drops_citations(): return
-    orig = Iterator.translate_responses_chunk_to_openai_stream
-    def translate_responses_chunk_to_openai_stream(parsed_chunk, *args, **kwargs):
-        res = orig(parsed_chunk, *args, **kwargs)
-        if isinstance(parsed_chunk, dict) and parsed_chunk.get('type')=='response.output_text.annotation.added' and res.choices:
-            if anns := Handler._convert_annotations_to_chat_format([parsed_chunk.get('annotation')]): res.choices[0].delta.annotations = anns
-        return res
-    translate_responses_chunk_to_openai_stream.__wrapped__ = orig
-    Iterator.translate_responses_chunk_to_openai_stream = staticmethod(translate_responses_chunk_to_openai_stream)
-    Iterator._lisette_citations = True
+    if _responses_stream_drops_citations(): _wrap_responses('_lisette_citations', on_event=_citations_of_event)
 
 def _responses_stream_citations(kw):
     if kw.get('stream') and 'web_search_options' in kw: _keep_responses_stream_citations()
@@ -973,25 +985,15 @@ def _output_refusal(items):
     return ''.join(_get(p, 'refusal') or '' for it in items or () if _get(it, 'type')=='message'
                    for p in _get(it, 'content') or () if _get(p, 'type')=='refusal')
 
+def _refusal_of_reply(res, raw):
+    m = res.choices[0].message if getattr(res, 'choices', None) else None
+    if m is not None and not m.content and not m.tool_calls and (rf := _output_refusal(getattr(raw, 'output', None))): m.refusal = rf
+
+def _refusal_of_event(res, ev):
+    if _get(ev, 'type')=='response.refusal.delta' and res.choices: res.choices[0].delta.refusal = _get(ev, 'delta') or ''  # (a dict, or the SDK's event object)
+
 def _keep_responses_refusals():
     "Wrap litellm's Responses→chat conversions (plain and streamed) so a refusal's words reach the chat reply (idempotent)"
-    from litellm.completion_extras.litellm_responses_transformation.transformation import (
-        LiteLLMResponsesTransformationHandler as Handler, OpenAiResponsesToChatCompletionStreamIterator as Iterator)
-    if getattr(Handler, '_lisette_refusals', False) or not _responses_refusal_dropped(): return
-    orig_resp, orig_chunk = Handler.transform_response, Iterator.translate_responses_chunk_to_openai_stream
-    def transform_response(self, model, raw_response, model_response, *args, **kwargs):
-        res = orig_resp(self, model, raw_response, model_response, *args, **kwargs)
-        m = res.choices[0].message if getattr(res, 'choices', None) else None
-        if m is not None and not m.content and not m.tool_calls and (rf := _output_refusal(getattr(raw_response, 'output', None))): m.refusal = rf
-        return res
-    def translate_responses_chunk_to_openai_stream(parsed_chunk, *args, **kwargs):
-        res = orig_chunk(parsed_chunk, *args, **kwargs)
-        if _get(parsed_chunk, 'type')=='response.refusal.delta' and res.choices:  # (a dict, or the SDK's event object)
-            res.choices[0].delta.refusal = _get(parsed_chunk, 'delta') or ''
-        return res
-    translate_responses_chunk_to_openai_stream.__wrapped__ = orig_chunk
-    Handler.transform_response = transform_response
-    Iterator.translate_responses_chunk_to_openai_stream = staticmethod(translate_responses_chunk_to_openai_stream)
-    Handler._lisette_refusals = True
+    if _responses_refusal_dropped(): _wrap_responses('_lisette_refusals', on_reply=_refusal_of_reply, on_event=_refusal_of_event)
 
 _on_first_request.append(_keep_responses_refusals)  # (not only for `openai/responses/`: litellm also sends models whose mode is 'responses', e.g. gpt-5.2-pro, there)
