@@ -937,7 +937,7 @@ def _mend_refusal_streams():
     orig = W.is_chunk_non_empty
     def is_chunk_non_empty(self, completion_obj, model_response, response_obj):
         return orig(self, completion_obj, model_response, response_obj) or bool(
-            model_response.choices and getattr(model_response.choices[0].delta, 'refusal', None))
+            model_response.choices and _get(model_response.choices[0].delta, 'refusal'))
     W.is_chunk_non_empty, W._lisette_refusal = is_chunk_non_empty, True
 
 _on_first_request.append(_mend_refusal_streams)
@@ -965,7 +965,7 @@ def keep_refusal(res, chunks):
     "Response `res` built from stream `chunks`, with the refusal the chunks carried when litellm's builder left it out (returns `res`)"
     m = res.choices[0].message if res is not None and res.choices else None
     if m is None or _builder_merges_refusals() or reply_refusal(m): return res
-    if rf := ''.join(t for c in chunks if c.choices and isinstance(t := getattr(c.choices[0].delta, 'refusal', None), str)): m.refusal = rf
+    if rf := ''.join(t for c in chunks if c.choices and isinstance(t := _get(c.choices[0].delta, 'refusal'), str)): m.refusal = rf
     return res
 
 # %% ../nbs/04_providers.ipynb #4e8d67f2

@@ -91,13 +91,12 @@ def delta_text(msg):
 
 def delta_transcript(delta):
     "The words a delta of a streamed spoken reply (OpenAI's audio output) carries: its audio's transcript, or None"
-    a = getattr(delta, 'audio', None)
-    t = a.get('transcript') if isinstance(a, dict) else getattr(a, 'transcript', None)
+    t = _get(delta, 'audio', 'transcript')  # (`_get`: this runs on every streamed chunk, and pydantic's path for a missing field is slow)
     return t if isinstance(t, str) else None  # (what a provider sends is not trusted to be text)
 
 def _refusal(delta):
     "The words of an OpenAI refusal that `delta` carries (`delta.refusal`), or None"
-    return rf if isinstance(rf := getattr(delta, 'refusal', None), str) else None
+    return rf if isinstance(rf := _get(delta, 'refusal'), str) else None
 
 def mk_stream_chunk(**kwargs):
     "A `ModelResponseStream` chunk whose delta has `kwargs`"
