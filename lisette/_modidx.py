@@ -377,6 +377,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'lisette.messages._role': ('messages.html#_role', 'lisette/messages.py'),
                                   'lisette.messages._role_problem': ('messages.html#_role_problem', 'lisette/messages.py'),
                                   'lisette.messages._shape_problem': ('messages.html#_shape_problem', 'lisette/messages.py'),
+                                  'lisette.messages._shown_calls': ('messages.html#_shown_calls', 'lisette/messages.py'),
                                   'lisette.messages._tc_cache': ('messages.html#_tc_cache', 'lisette/messages.py'),
                                   'lisette.messages._tc_from_block': ('messages.html#_tc_from_block', 'lisette/messages.py'),
                                   'lisette.messages._tc_line': ('messages.html#_tc_line', 'lisette/messages.py'),

@@ -51,7 +51,25 @@ def stop_reason(r):
     return r.choices[0].finish_reason
 
 # %% ../nbs/01_messages.ipynb #9af5fa28
+def _get(o, *ks):
+    "`o[k]` for dicts, `o.k` for objects, following keys `ks`; None when missing. Skips pydantic's slow path for missing attributes (~17 µs each)."
+    for k in ks:
+        if o is None: return None
+        if o.__class__ is dict or isinstance(o, dict): o = o.get(k)
+        elif isinstance(o, BaseModel):
+            d = o.__dict__
+            o = d[k] if k in d else (o.__pydantic_extra__ or {}).get(k)
+        else: o = getattr(o, k, None)
+    return o
+
 def _tc_line(tc): return f"🔧 {nested_idx(tc,'function','name')}({nested_idx(tc,'function','arguments')})"
+
+def _shown_calls(msg):
+    "The tool calls of `msg` to show: the provider's own (e.g. Anthropic's `web_search`) that litellm 1.110+ keeps apart in `provider_specific_fields`, then `tool_calls` (1.106 lists both there)"
+    tcs, psf = list(_get(msg, 'tool_calls') or []), _get(msg, 'provider_specific_fields')
+    if not isinstance(psf, dict) or not (srv := psf.get('server_tool_calls')): return tcs
+    ids = {_get(tc, 'id') for tc in tcs}
+    return [tc for tc in srv if isinstance(tc, dict) and tc.get('id') not in ids] + tcs
 
 def _img_md(img):
     url = nested_idx(img, 'image_url', 'url') or nested_idx(img, 'url') or img
@@ -64,7 +82,7 @@ def _repr_markdown_(self:ModelResponse):
     if isinstance(res, list): res = '\n'.join(o.get('text','') for o in res if isinstance(o, dict))
     if not res and (tr := getattr(getattr(msg, 'audio', None), 'transcript', None)): res = f"🔊 {tr}"  # a spoken reply: what it says
     if imgs := getattr(msg, 'images', None): res += '\n\n' + '\n\n'.join(_img_md(o) for o in imgs)
-    if tcs := getattr(msg, 'tool_calls', None): res += '\n\n' + '\n\n'.join(_tc_line(tc) for tc in tcs)
+    if tcs := _shown_calls(msg): res += '\n\n' + '\n\n'.join(_tc_line(tc) for tc in tcs)
     if not res.strip(): res = str(msg)  # e.g. only reasoning: show the message rather than nothing
     dets = [f"- id: `{self.id}`", f"- model: `{self.model}`", f"- finish_reason: `{stop_reason(self)}`"]
     if (u := self._usage_md()) is not None: dets.append(f"- usage: {u}")
@@ -159,17 +177,6 @@ def _add_cache_control(msg, ttl=None):
     if isinstance(c, str) or c is None: msg['content'] = c = [{'type': 'text', 'text': c if c and not c.isspace() else _get(msg, 'audio', 'transcript') or '.'}]  # (a spoken reply: its words)
     if c: c[-1]['cache_control'] = _cc(ttl)
     return msg
-
-def _get(o, *ks):
-    "`o[k]` for dicts, `o.k` for objects, following keys `ks`; None when missing. Skips pydantic's slow path for missing attributes (~17 µs each)."
-    for k in ks:
-        if o is None: return None
-        if o.__class__ is dict or isinstance(o, dict): o = o.get(k)
-        elif isinstance(o, BaseModel):
-            d = o.__dict__
-            o = d[k] if k in d else (o.__pydantic_extra__ or {}).get(k)
-        else: o = getattr(o, k, None)
-    return o
 
 def _role(m): return _get(m, 'role')
 def _tc_cache(tc): return _get(tc, 'cache_control')

@@ -12,7 +12,7 @@ import html, json, re, time
 from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream, stream_chunk_builder
 from litellm.types.utils import StreamingChoices, Delta
-from .messages import contents, tool_dtls_tag, _get
+from .messages import contents, tool_dtls_tag, _get, _shown_calls
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id
 from .usage import quiet_litellm, UsageStats
 from .providers import merge_stream_fields, mend_chunk, keep_refusal, install_mends
@@ -201,7 +201,7 @@ class StreamFormatter:
         return res
 
     def _response(self, o):
-        tcs = getattr(nested_idx(o, 'choices', 0, 'message'), 'tool_calls', None) or []
+        tcs = _shown_calls(nested_idx(o, 'choices', 0, 'message'))  # (with the provider's own, e.g. its web searches)
         self.tcs.update({_tc_id(tc): tc for tc in tcs})
         if not tcs: return ''
         return self._sep('tools') + ''.join(f"\n- ⏳ <code>{html.escape(_fmt_call(tc))}</code> ⏳\n" for tc in tcs)
@@ -397,11 +397,13 @@ class TerminalStream:
         self.col0 = True
 
     def _response(self, o):
-        tcs = getattr(nested_idx(o, 'choices', 0, 'message'), 'tool_calls', None) or []
+        tcs = _shown_calls(nested_idx(o, 'choices', 0, 'message'))
         if not tcs: return
         self._tools_mode()
         for tc in tcs: self.calls[_tc_id(tc)] = (tc, None)
         self._redraw()
+        for tc in tcs:  # the provider's own calls (its web searches) have run: no result of theirs comes in the stream
+            if str(_tc_id(tc)).startswith('srvtoolu_'): self._tool_result({'tool_call_id': _tc_id(tc), 'content': 'run by the provider'})
 
     def _tool_result(self, o):
         i = o['tool_call_id']

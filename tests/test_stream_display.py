@@ -362,3 +362,25 @@ def test_first_spoken_stream_is_quiet():
     p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.strip() in ('True', 'False'), p.stderr
     assert 'LiteLLM' not in p.stderr and 'Traceback' not in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_provider_search_shown_as_call(fake_provider, stream):
+    """Anthropic's own web search shows as a call, as the documented outputs show it (`🔧 web_search({...})` under the reply,
+    `⏳ web_search(...)` in the stream's markdown, a finished line in a terminal). litellm 1.106 lists it among the
+    `tool_calls`, 1.110 only in `provider_specific_fields['server_tool_calls']`, where nothing showed it."""
+    fp = fake_provider
+    fp.queue(Reply('Otters hold hands.', web_search=[dict(query='otters', url='https://example.com/o', title='Otters', cited_text='hold hands')]))
+    chat = Chat('anthropic/claude-sonnet-4-5', search='l', api_base=fp.anthropic_base, api_key='k')
+    r = chat('otters?', stream=stream)
+    if stream:
+        buf, items = io.StringIO(), list(r)
+        md = StreamFormatter().format_stream(iter(items))
+        assert "⏳ <code>web_search(" in ''.join(md)
+        print_stream(iter(items), file=buf, use_rich=False)
+        assert "🔧 web_search(" in buf.getvalue() and '→ run by the provider' in buf.getvalue() and '⏳' not in buf.getvalue()
+        r = items[-1]
+    body = r._repr_markdown_().split('<details')[0]
+    assert body.count('🔧 web_search(') == 1, body
+    if not stream: assert '"query": "otters"' in body  # (1.106's stream builder loses a server call's arguments)
+    assert [m['role'] for m in chat.hist if isinstance(m, dict)] == ['user'] and len(chat.hist) == 2  # nothing for lisette to answer
