@@ -661,6 +661,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.switch._needs': ('switch.html#_needs', 'lisette/switch.py'),
                                 'lisette.switch._needs_fit': ('switch.html#_needs_fit', 'lisette/switch.py'),
                                 'lisette.switch._openai_itself': ('switch.html#_openai_itself', 'lisette/switch.py'),
+                                'lisette.switch._refusal_echo': ('switch.html#_refusal_echo', 'lisette/switch.py'),
                                 'lisette.switch._refusal_text': ('switch.html#_refusal_text', 'lisette/switch.py'),
                                 'lisette.switch._refusals': ('switch.html#_refusals', 'lisette/switch.py'),
                                 'lisette.switch._search_parts': ('switch.html#_search_parts', 'lisette/switch.py'),

@@ -944,12 +944,14 @@ _on_first_request.append(_mend_refusal_streams)
 
 def reply_refusal(m):
     """The words of OpenAI refusal message `m`, or None. litellm 1.110 keeps them in `m.refusal`; 1.106 in its
-    `provider_specific_fields`, which it then sends back to OpenAI as they are: they are moved to `m.refusal`"""
+    `provider_specific_fields`, which it then sends back to OpenAI as they are: they are moved to `m.refusal`. The
+    `refusal: None` 1.106 puts there on every reply stays: OpenAI gets it back as the original sends it (its recorded
+    traffic holds it), and `lisette.switch` leaves it out for everyone else"""
     psf = _get(m, 'provider_specific_fields')  # (`_get`: pydantic's path for an unset field is slow, and this runs on every reply)
-    if isinstance(psf, dict) and 'refusal' in psf:
+    if isinstance(psf, dict) and psf.get('refusal') is not None:
         rf, put = psf.pop('refusal'), (m.__setitem__ if isinstance(m, dict) else m.__setattr__)
         if not psf: put('provider_specific_fields', None)
-        if rf is not None: put('refusal', rf)
+        put('refusal', rf)
     rf = _get(m, 'refusal')
     return rf if isinstance(rf, str) and rf.strip() else None
 

@@ -128,6 +128,7 @@ def _refusal_text(p):
     return {'type': 'text', 'text': _nonblank(p.get('refusal'))} | ({'cache_control': p['cache_control']} if 'cache_control' in p else {})
 
 def _refusals(m): return (c := _get(m, 'content')).__class__ is list and any(p.__class__ is dict and p.get('type')=='refusal' for p in c)
+def _refusal_echo(m): return (psf := _get(m, 'provider_specific_fields')).__class__ is dict and 'refusal' in psf  # (litellm 1.106's `refusal: None` on OpenAI replies)
 
 def _openai_itself(model):
     "Is `model` sent to OpenAI's own Chat Completions (not to another provider speaking its protocol)?"
@@ -146,7 +147,7 @@ def _needs_fit(m, kind, cache, answered=(), refusals=True):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
     if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind): return True
     if _get(m, 'audio') is not None: return True  # (sent as a reference, or as its transcript)
-    if not refusals and (_refusals(m) or _get(m, 'refusal') is not None): return True
+    if not refusals and (_refusals(m) or _get(m, 'refusal') is not None or _refusal_echo(m)): return True
     if not cache and _get(m, 'cache_control'): return True
     for tc in _get(m, 'tool_calls') or []:
         tid = _tc_id(tc)
@@ -176,6 +177,7 @@ def _fit_refusal(m, kind, model, notes, i, set_):
     if (rf := _get(m, 'refusal')) is not None:
         set_('refusal', None)
         if isinstance(rf, str) and not _blank(rf) and rf!=_get(m, 'content'): notes.append((i, f"refusal {_short(rf)!r} left out ({who} takes no refusal field)"))
+    if _refusal_echo(m): set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k!='refusal'} or None)  # (None: nothing lost)
 
 def _short(s, n=60): return s if len(s)<=n else s[:n-1]+'…'
 
@@ -247,7 +249,7 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         i, role = j-nsys, _get(m, 'role')
         if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals): continue  # no copy
         # (a Message's `audio` takes no bare reference; its `refusal` field is left out by removing it from a dict)
-        res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and (_get(m, 'audio') is not None or _get(m, 'refusal') is not None) else m)
+        res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and (_get(m, 'audio') is not None or _get(m, 'refusal') is not None or _refusal_echo(m)) else m)
         copied = True
         if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered, model)
         elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])

@@ -273,15 +273,29 @@ def test_refusal_stream_reproducer_matches_litellm():
     from lisette.providers import _refusal_stream_drops
     assert _refusal_stream_drops() is True
 
-def test_no_provider_fields_sent_back(fake_provider):
+def _sends_refusal_echo():
+    "Does the installed litellm put `refusal: None` in each OpenAI reply's `provider_specific_fields` (1.106: yes, 1.110: no)?"
+    from litellm import ModelResponse
+    from litellm.litellm_core_utils.llm_response_utils.convert_dict_to_response import convert_to_model_response_object
+    r = convert_to_model_response_object({'id': 'x', 'object': 'chat.completion', 'created': 1, 'model': 'gpt-4o-mini', 'choices': [
+        {'index': 0, 'finish_reason': 'stop', 'message': {'role': 'assistant', 'content': 'hi', 'refusal': None}}]}, ModelResponse())
+    return 'refusal' in (r.choices[0].message.provider_specific_fields or {})
+
+@pytest.mark.parametrize('model', ['openai/gpt-4o-mini', 'mistral/mistral-small-latest'])
+def test_provider_fields_sent_back(fake_provider, model):
     """litellm 1.106 keeps `refusal: None` in each OpenAI reply's `provider_specific_fields` and sends it back with the
-    history; OpenAI-compatible servers that check their input (e.g. Fireworks) reject the field"""
+    history. OpenAI gets it back as the original lisette sends it (OpenAI takes it: the original's recorded traffic holds
+    it, and a replay of that traffic matches it); other servers speaking OpenAI's protocol that check their input (e.g.
+    Fireworks, Mistral) reject the field, and get none. A refusal's words go back in the `refusal` field to OpenAI only."""
     fp = fake_provider
     fp.queue('hello', Reply(refusal='No.'), 'ok')
-    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    chat = Chat(model, api_base=fp.openai_base, api_key='k')
     chat('hi'); chat('bad'); chat('why')
-    assert not any('provider_specific_fields' in m for m in fp.last['messages'])
-    assert [m.get('refusal') for m in fp.last['messages'] if m['role']=='assistant'] == [None, 'No.']
+    sent = [m for m in fp.last['messages'] if m['role']=='assistant']
+    openai = model.startswith('openai/')
+    assert [m.get('provider_specific_fields') for m in sent] == [{'refusal': None} if openai and _sends_refusal_echo() else None, None]  # (a refusal's words: in its field)
+    assert [m.get('refusal') for m in sent] == ([None, 'No.'] if openai else [None, None])
+    assert sent[1]['content'] == 'No.'
 
 @pytest.mark.parametrize('stream', [False, True])
 def test_responses_refusal(fake_provider, stream):
