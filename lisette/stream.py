@@ -204,7 +204,7 @@ class StreamFormatter:
         tcs = _shown_calls(nested_idx(o, 'choices', 0, 'message'))  # (with the provider's own, e.g. its web searches)
         self.tcs.update({_tc_id(tc): tc for tc in tcs})
         if not tcs: return ''
-        return self._sep('tools') + ''.join(f"\n- ⏳ <code>{html.escape(_fmt_call(tc))}</code> ⏳\n" for tc in tcs)
+        return self._sep('tools') + ''.join(f"\n- ⏳ <code>{html.escape(_fmt_call(tc))}</code> ⏳" for tc in tcs)  # (one list item a call, as the original)
 
     def _tool_result(self, o):
         tc = self.tcs.pop(o['tool_call_id'], None) or {'id': o['tool_call_id'], 'function': {'name': o.get('name'), 'arguments': '{}'}}
