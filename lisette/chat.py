@@ -36,7 +36,7 @@ from .context import check_context, context_window, window_of, count_tokens, _by
 from dataclasses import field
 from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
 from .cachediag import note_request, cache_report as _cache_report, CacheReport
-from .switch import fit_request
+from .switch import fit_request, _openai_itself
 
 # %% ../nbs/06_chat.ipynb #13535b84
 def _schema(tool):
@@ -238,6 +238,11 @@ def _cacheable(self:Chat):
     return all(supports_cache_ckpts(o) for o,_ in g) if (g := self._group()) else supports_cache_ckpts(self.model)
 
 @patch(as_prop=True)
+def _to_openai(self:Chat):
+    "Do this chat's requests go to OpenAI itself? (an OpenAI model, no other server named, no Router that may fall back elsewhere)"
+    return self.api_base is None and not self._group() and 'api_base' not in self.callkw and 'base_url' not in self.callkw and _openai_itself(self.model)
+
+@patch(as_prop=True)
 def _window(self:Chat):
     "The context window of this chat's requests (None when unknown)"
     if self._group(): return window_of(self._info)
@@ -411,7 +416,7 @@ def _after_response(self:Chat, r, prefill):
     m = contents(r)
     if m.role!='assistant': self._adjust(None, 'reply', f"the reply came with role {m.role!r}: stored as the assistant's"); m.role = 'assistant'
     if prefill: m.content = prefill + (m.content or '')
-    rf = reply_refusal(m)  # (first, on every reply: it moves litellm 1.106's copy out of the fields it would send back)
+    rf = reply_refusal(m, self._to_openai)  # (first, on every reply: it moves litellm 1.106's copy out of the fields it would send back)
     if rf and not m.content and not m.tool_calls: m.content = rf  # OpenAI's refusal: its words are the reply
     if w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r): add_warning(r, w)
     if not m.tool_calls and not _spoken(m, 'assistant', m.content): m.content = _nonblank(m.content)  # an empty reply would make every later request invalid (a spoken one is not empty)

@@ -236,6 +236,10 @@ token_dtls_tag = "<details class='token-usage-details' markdown='1'>"
 re_token = re.compile(fr"^{token_dtls_tag}.*?</details>\n*", flags=re.DOTALL|re.MULTILINE)
 _re_pending = re.compile(r"^\s*- ⏳ <code>.*?</code> ⏳\s*$", flags=re.MULTILINE)
 
+def _unpend(s):
+    "Text `s` without the lines of pending calls (a search the provider ran shows one, with no tool block after it)"
+    return _re_pending.sub('', s).rstrip() if '⏳ <code>' in s else s
+
 # %% ../nbs/01_messages.ipynb #4ae76bb7
 def split_tools(s):
     "Split formatted output into (text, summary, tooljson) chunks"
@@ -272,7 +276,7 @@ def _tr_from_block(d):
 # %% ../nbs/01_messages.ipynb #a35f6a84
 def fmt2hist(outp:str)->list:
     "Transform a formatted output into a LiteLLM compatible history"
-    if tool_dtls_tag not in outp: return [re_token.sub('', outp)]  # plain text stays a str, so `mk_msgs` infers its role
+    if tool_dtls_tag not in outp: return [_unpend(re_token.sub('', outp))]  # plain text stays a str, so `mk_msgs` infers its role
     hist, pending, cur = [], 0, None
     for txt,_,js in split_tools(outp):
         txt = txt or ''

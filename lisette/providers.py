@@ -942,16 +942,16 @@ def _mend_refusal_streams():
 
 _on_first_request.append(_mend_refusal_streams)
 
-def reply_refusal(m):
+def reply_refusal(m, echo:bool=True):
     """The words of OpenAI refusal message `m`, or None. litellm 1.110 keeps them in `m.refusal`; 1.106 in its
     `provider_specific_fields`, which it then sends back to OpenAI as they are: they are moved to `m.refusal`. The
-    `refusal: None` 1.106 puts there on every reply stays: OpenAI gets it back as the original sends it (its recorded
-    traffic holds it), and `lisette.switch` leaves it out for everyone else"""
+    `refusal: None` 1.106 puts there on every reply stays if `echo` (OpenAI gets it back as the original lisette sends
+    it: its recorded traffic holds it), else it is removed (a server that is not OpenAI may reject the field)"""
     psf = _get(m, 'provider_specific_fields')  # (`_get`: pydantic's path for an unset field is slow, and this runs on every reply)
-    if isinstance(psf, dict) and psf.get('refusal') is not None:
+    if isinstance(psf, dict) and 'refusal' in psf and (psf['refusal'] is not None or not echo):
         rf, put = psf.pop('refusal'), (m.__setitem__ if isinstance(m, dict) else m.__setattr__)
         if not psf: put('provider_specific_fields', None)
-        put('refusal', rf)
+        if rf is not None: put('refusal', rf)
     rf = _get(m, 'refusal')
     return rf if isinstance(rf, str) and rf.strip() else None
 

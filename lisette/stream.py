@@ -13,7 +13,7 @@ from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream, stream_chunk_builder
 from litellm.types.utils import StreamingChoices, Delta
 from .messages import contents, tool_dtls_tag, _get, _shown_calls
-from .tools import FullResponse, _tc_name, _tc_args, _tc_id
+from .tools import FullResponse, _tc_name, _tc_args, _tc_id, _provider_ran
 from .usage import quiet_litellm, UsageStats
 from .providers import merge_stream_fields, mend_chunk, keep_refusal, install_mends
 
@@ -184,9 +184,9 @@ class StreamFormatter:
     def outp(self, v): self._parts = [v] if v else []
 
     def _sep(self, kind):
-        "A blank line where thinking meets anything else"
+        "A blank line where thinking meets anything else, and where text follows a pending call's line (else it joins that list item)"
         prev, self._last = self._last, kind
-        return '\n\n' if prev and prev!=kind and 'think' in (prev, kind) else ''
+        return '\n\n' if prev and prev!=kind and ('think' in (prev, kind) or prev=='pending' and kind!='tools') else ''
 
     def _chunk(self, o):
         d = nested_idx(o, 'choices', 0, 'delta')
@@ -204,7 +204,9 @@ class StreamFormatter:
         tcs = _shown_calls(nested_idx(o, 'choices', 0, 'message'))  # (with the provider's own, e.g. its web searches)
         self.tcs.update({_tc_id(tc): tc for tc in tcs})
         if not tcs: return ''
-        return self._sep('tools') + ''.join(f"\n- ⏳ <code>{html.escape(_fmt_call(tc))}</code> ⏳" for tc in tcs)  # (one list item a call, as the original)
+        res = self._sep('tools') + ''.join(f"\n- ⏳ <code>{html.escape(_fmt_call(tc))}</code> ⏳" for tc in tcs)  # (one list item a call, as the original)
+        self._last = 'pending'
+        return res
 
     def _tool_result(self, o):
         tc = self.tcs.pop(o['tool_call_id'], None) or {'id': o['tool_call_id'], 'function': {'name': o.get('name'), 'arguments': '{}'}}
@@ -402,8 +404,8 @@ class TerminalStream:
         self._tools_mode()
         for tc in tcs: self.calls[_tc_id(tc)] = (tc, None)
         self._redraw()
-        for tc in tcs:  # the provider's own calls (its web searches) have run: no result of theirs comes in the stream
-            if str(_tc_id(tc)).startswith('srvtoolu_'): self._tool_result({'tool_call_id': _tc_id(tc), 'content': 'run by the provider'})
+        ran = _provider_ran(nested_idx(o, 'choices', 0, 'message'))  # the provider's own calls (its web searches) that it ran: no result of theirs comes in the stream
+        for i in [_tc_id(tc) for tc in tcs if _tc_id(tc) in ran]: self._tool_result({'tool_call_id': i, 'content': 'run by the provider'})
 
     def _tool_result(self, o):
         i = o['tool_call_id']

@@ -281,21 +281,40 @@ def _sends_refusal_echo():
         {'index': 0, 'finish_reason': 'stop', 'message': {'role': 'assistant', 'content': 'hi', 'refusal': None}}]}, ModelResponse())
     return 'refusal' in (r.choices[0].message.provider_specific_fields or {})
 
-@pytest.mark.parametrize('model', ['openai/gpt-4o-mini', 'mistral/mistral-small-latest'])
-def test_provider_fields_sent_back(fake_provider, model):
+@pytest.mark.parametrize('where', ['openai', 'openai api_base', 'mistral'])
+def test_provider_fields_sent_back(fake_provider, monkeypatch, where):
     """litellm 1.106 keeps `refusal: None` in each OpenAI reply's `provider_specific_fields` and sends it back with the
     history. OpenAI gets it back as the original lisette sends it (OpenAI takes it: the original's recorded traffic holds
-    it, and a replay of that traffic matches it); other servers speaking OpenAI's protocol that check their input (e.g.
-    Fireworks, Mistral) reject the field, and get none. A refusal's words go back in the `refusal` field to OpenAI only."""
+    it, and a replay of that traffic matches it). A server that may not be OpenAI (an `openai/` model with an `api_base`:
+    vLLM, LM Studio, ...; Mistral) gets none: servers speaking OpenAI's protocol that check their input (e.g. Fireworks)
+    reject the field. A refusal's words go back in the `refusal` field to OpenAI only."""
     fp = fake_provider
     fp.queue('hello', Reply(refusal='No.'), 'ok')
-    chat = Chat(model, api_base=fp.openai_base, api_key='k')
+    if where=='openai':  # no server named in the chat: OpenAI's (here the fake's, through OpenAI's SDK variable)
+        monkeypatch.setenv('OPENAI_BASE_URL', fp.openai_base); monkeypatch.setenv('OPENAI_API_KEY', 'k')
+        chat = Chat('openai/gpt-4o-mini')
+    else: chat = Chat('openai/gpt-4o-mini' if where=='openai api_base' else 'mistral/mistral-small-latest', api_base=fp.openai_base, api_key='k')
     chat('hi'); chat('bad'); chat('why')
     sent = [m for m in fp.last['messages'] if m['role']=='assistant']
-    openai = model.startswith('openai/')
-    assert [m.get('provider_specific_fields') for m in sent] == [{'refusal': None} if openai and _sends_refusal_echo() else None, None]  # (a refusal's words: in its field)
-    assert [m.get('refusal') for m in sent] == ([None, 'No.'] if openai else [None, None])
+    assert [m.get('provider_specific_fields') for m in sent] == [{'refusal': None} if where=='openai' and _sends_refusal_echo() else None, None]  # (a refusal's words: in its field)
+    assert [m.get('refusal') for m in sent] == ([None, 'No.'] if where.startswith('openai') else [None, None])
     assert sent[1]['content'] == 'No.'
+
+def test_no_refusal_echo_to_router_fallback():
+    "A Router chat whose OpenAI deployment fails over to Mistral: the Mistral deployment gets no `refusal: None` echo"
+    from litellm import Router
+    from lisette.testing import FakeProvider
+    a, b = FakeProvider().start(), FakeProvider().start()
+    try:
+        ml = [dict(model_name='m', litellm_params=dict(model='openai/gpt-4o-mini', api_base=a.openai_base, api_key='k')),
+              dict(model_name='m-b', litellm_params=dict(model='mistral/mistral-small-latest', api_base=b.openai_base, api_key='k'))]
+        r = Router(model_list=ml, fallbacks=[{'m': ['m-b']}], num_retries=0)
+        a.queue('hello', Reply(status=500, error='down')); b.queue('ok')
+        chat = Chat('m', completefunc=r.completion)
+        chat('hi'); chat('more')
+        assert len(b.requests) == 1 and chat.hist[-1].content == 'ok'
+        assert [m.get('provider_specific_fields') for m in b.last['messages'] if m['role']=='assistant'] == [None]
+    finally: a.stop(); b.stop()
 
 @pytest.mark.parametrize('stream', [False, True])
 def test_responses_refusal(fake_provider, stream):

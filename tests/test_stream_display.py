@@ -384,3 +384,25 @@ def test_provider_search_shown_as_call(fake_provider, stream):
     assert body.count('🔧 web_search(') == 1, body
     if not stream: assert '"query": "otters"' in body  # (1.106's stream builder loses a server call's arguments)
     assert [m['role'] for m in chat.hist if isinstance(m, dict)] == ['user'] and len(chat.hist) == 2  # nothing for lisette to answer
+
+
+def test_provider_search_then_tool_round_transcript(fake_provider):
+    """A streamed turn that searches (the provider runs it) and calls a client tool: the markdown transcript keeps each
+    pending line on its own, `fmt2hist` rebuilds a valid history with no call for the search and no markup in the text,
+    and the terminal shows the search as run and the tool with its result"""
+    from lisette.history import check_hist
+    fp = fake_provider
+    fp.queue(Reply('Let me add.', web_search=[dict(query='otters', url='https://example.com/o', title='Otters', cited_text='x')],
+                   tool_calls=[('simple_add', {'a': 1, 'b': 2})]), Reply('It is 3.'))
+    chat = Chat('anthropic/claude-sonnet-4-5', search='l', tools=[simple_add], api_base=fp.anthropic_base, api_key='k')
+    items = list(chat('otters and 1+2?', stream=True))
+    md = ''.join(StreamFormatter().format_stream(iter(items)))
+    assert "⏳ <code>web_search(" in md and "⏳ <code>simple_add(a=1, b=2)</code> ⏳" in md
+    h = fmt2hist(md)
+    check_hist(h)
+    assert [c.function.name for m in h if not isinstance(m, dict) and m.tool_calls for c in m.tool_calls] == ['simple_add']
+    assert '⏳' not in ''.join(m.content or '' for m in h if not isinstance(m, dict)) and h[-1].content.endswith('It is 3.')
+    buf = io.StringIO()
+    print_stream(iter(items), file=buf, use_rich=False)
+    lines = [l for l in buf.getvalue().splitlines() if l.startswith('🔧')]
+    assert lines == ["🔧 web_search(query='otters') → run by the provider", '🔧 simple_add(a=1, b=2) → 3'], lines
