@@ -418,7 +418,7 @@ def _after_response(self:Chat, r, prefill):
     if prefill: m.content = prefill + (m.content or '')
     rf = reply_refusal(m, self._to_openai)  # (first, on every reply: it moves litellm 1.106's copy out of the fields it would send back)
     if rf and not m.content and not m.tool_calls: m.content = rf  # OpenAI's refusal: its words are the reply
-    if w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r): add_warning(r, w)
+    if (w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r)) and not paused(r): add_warning(r, w)  # (litellm 1.110 reports a paused turn as 'length': it is not cut off, it goes on)
     if not m.tool_calls and not _spoken(m, 'assistant', m.content): m.content = _nonblank(m.content)  # an empty reply would make every later request invalid (a spoken one is not empty)
     return m, *self._count_use(r)
 
