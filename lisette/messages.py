@@ -85,18 +85,12 @@ def _repr_markdown_(self:ModelResponse):
     if tcs := _shown_calls(msg): res += '\n\n' + '\n\n'.join(_tc_line(tc) for tc in tcs)
     if not res.strip(): res = str(msg)  # e.g. only reasoning: show the message rather than nothing
     dets = [f"- id: `{self.id}`", f"- model: `{self.model}`", f"- finish_reason: `{stop_reason(self)}`"]
-    if (u := self._usage_md()) is not None: dets.append(f"- usage: {u}")
+    if (u := getattr(self, 'usage', None)) is not None: dets.append(f"- usage: `{u}`")  # (litellm's repr, as the original; `UsageStats` has the compact form)
     hp = getattr(self, '_hidden_params', None) or {}
     dets += [f"- adjusted: {a}" for a in hp.get('lisette_adjustments', []) if not getattr(a, 'quiet', False)]  # what lisette changed
     dets += [f"- {o}" for o in hp.get('lisette_details', [])]  # e.g. a cache miss
     dets = '\n'.join(dets)
     return f"{res}\n\n<details markdown=\"1\">\n\n{dets}\n\n</details>"
-
-@patch
-def _usage_md(self:ModelResponse):
-    "The usage line of the details (`lisette.stream` replaces it with the compact `UsageStats` form)"
-    u = getattr(self, 'usage', None)
-    return None if u is None else f"`{u}`"
 
 # %% ../nbs/01_messages.ipynb #b0d66fbc
 media_kinds = {  # MIME type -> kind, for the bytes `mk_msg` accepts

@@ -235,12 +235,6 @@ class AsyncStreamFormatter(StreamFormatter):
         async for o in rs:
             if (s := self.format_item(o)): yield s
 
-# %% ../nbs/05_stream.ipynb #e9986487
-@patch
-def _usage_md(self:ModelResponse):
-    "The usage line of the details: the compact `UsageStats` form"
-    return None if getattr(self, 'usage', None) is None else f"`{UsageStats.from_response(self)!r}`"
-
 # %% ../nbs/05_stream.ipynb #6fca6179
 def _ipy_display():
     try: from IPython.display import display, Markdown

@@ -108,20 +108,20 @@ def test_display_in_notebook_is_one_display(proto, notebook):
 
 # ---- 2. details block
 
-def test_details_block_markdown_and_compact_usage():
+def test_details_block_as_documented():
+    "The details list: id, model, finish reason and litellm's `Usage(...)` repr, as the documented outputs show them"
     r = ModelResponse(model='claude-sonnet-4-5', usage=Usage(prompt_tokens=30, completion_tokens=12, total_tokens=42),
                       choices=[dict(finish_reason='stop', message=dict(role='assistant', content='Hi!'))])
     md = r._repr_markdown_()
-    assert '<details markdown="1">' in md
-    usage = next(l for l in md.splitlines() if l.startswith('- usage:'))
-    assert usage.startswith('- usage: `total=42 | in=30 | out=12 | cached=0.0%'), usage
-    assert 'Usage(' not in md and len(usage)<120
+    assert md == f'Hi!\n\n<details markdown="1">\n\n- id: `{r.id}`\n- model: `claude-sonnet-4-5`\n- finish_reason: `stop`\n- usage: `{r.usage}`\n\n</details>'
+    assert '- usage: `Usage(completion_tokens=12, prompt_tokens=30, total_tokens=42' in md
 
-def test_chat_response_details_compact(proto):
+def test_chat_response_details(proto):
     fp, model, kw = proto
     fp.queue("Hi!")
-    md = Chat(model, **kw)('Hi')._repr_markdown_()
-    assert '<details markdown="1">' in md and 'Usage(' not in md and '- usage: `total=15 | in=10 | out=5' in md, md
+    r = Chat(model, **kw)('Hi')
+    md = r._repr_markdown_()
+    assert '<details markdown="1">' in md and f'- usage: `{r.usage}`' in md and 'completion_tokens=5, prompt_tokens=10, total_tokens=15' in md, md
 
 # ---- 3. tool summaries: quotes escaped; arguments keep their JSON values; fmt2hist rebuilds the exact call
 
