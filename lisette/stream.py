@@ -14,7 +14,7 @@ from litellm import ModelResponse, ModelResponseStream, stream_chunk_builder
 from litellm.types.utils import StreamingChoices, Delta
 from .messages import contents, tool_dtls_tag, _get, _shown_calls
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id, _provider_ran
-from .usage import quiet_litellm, UsageStats
+from .usage import quiet_litellm
 from .providers import merge_stream_fields, mend_chunk, keep_refusal, install_mends
 
 # %% ../nbs/05_stream.ipynb #dd30988f
