@@ -82,6 +82,11 @@ def quiet_litellm():
             q.n -= 1
             if not q.n: litellm.suppress_debug_info = q.banner
 
+# As the original: litellm prints red banners to stdout ('Provider List: ...' whenever its own capability checks meet a
+# model name they cannot place, as for ChatGPT's codex models; 'Give Feedback / Get Help' before each error it raises),
+# which land in the notebook cell among the reply; lisette's errors say what went wrong
+litellm.suppress_debug_info = True
+
 def _hidden(r):
     "litellm's `_hidden_params` of response `r` (None when it has none), read without pydantic's slow attribute path"
     p = getattr(r, '__pydantic_private__', None)

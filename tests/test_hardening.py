@@ -462,3 +462,13 @@ def test_quiet_litellm_across_threads():
         lg.error('shown')
     finally: lg.removeHandler(h)
     assert h.got == ['another thread', 'shown']
+
+
+def test_no_litellm_banners_in_output(fake_provider, capfd):
+    """litellm's red banners ('Give Feedback / Get Help' before an error it raises, 'Provider List' when its capability
+    checks meet a codex model name) printed to stdout, into the notebook cell; lisette turns them off, as the original"""
+    fp = fake_provider
+    fp.queue(Reply(status=400, error='Invalid request: bad thing'))
+    with pytest.raises(Exception, match='bad thing'): Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')('hi')
+    out = capfd.readouterr()
+    assert 'Give Feedback' not in out.out + out.err and 'Provider List' not in out.out + out.err
