@@ -112,7 +112,7 @@ class UsageStats:
         return _read_usage(r, markup)[0]
 
     def __add__(self, o):
-        if o==0: return self
+        if o is None or o==0: return self
         return UsageStats(*map(operator.add, _usage_of(self), _usage_of(o)))  # added after every response: no per-field Python loop
     __radd__ = __add__
 
@@ -121,14 +121,18 @@ class UsageStats:
 
     def __repr__(self):
         parts = [f"total={self.total_tokens:,}", f"in={self.prompt_tokens:,}", f"out={self.completion_tokens:,}",
-                 f"cached={self.cache_pct:.1f}%"]
+                 f"cached={self.cache_pct:.1f}%" if self.prompt_tokens else "cached=N/A"]
+        if self.cache_creation_tokens: parts.append(f"cache_new={self.cache_creation_tokens:,}")
         if self.reasoning_tokens: parts.append(f"reasoning={self.reasoning_tokens:,}")
-        parts += [f"searches={self.web_search_requests}", f"${self.cost:.4f}"]
+        parts.append(f"searches={self.web_search_requests}")
+        if self.cost: parts.append(f"${self.cost:.4f}")  # (none when the price is unknown or nothing was spent)
         return ' | '.join(parts)
 
     def fmt(self):
-        "A collapsible markdown block showing this usage"
-        return f"\n{token_dtls_tag}<summary>${self.cost:.4f}</summary>\n\n`{self!r}`\n\n</details>\n"
+        "A collapsible markdown block showing this usage ('' when there is none)"
+        if not self.total_tokens: return ''
+        summ = f"${self.cost:.4f}" if self.cost else f"{self.total_tokens:,} tokens"
+        return f"\n\n{token_dtls_tag}<summary>{summ}</summary>\n\n`{self!r}`\n\n</details>\n"
 
 _usage_fields = tuple(f.name for f in fields(UsageStats))
 _usage_of = operator.attrgetter(*_usage_fields)
