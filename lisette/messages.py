@@ -44,10 +44,12 @@ def random_tool_id():
 # %% ../nbs/01_messages.ipynb #f82869ff
 def contents(r):
     "Get message object from response `r`."
+    if not r.choices: return ''  # (as the original: a response without choices, e.g. some providers' error bodies)
     return r.choices[0].message
 
 def stop_reason(r):
-    "The finish reason of response `r` (e.g. 'stop', 'tool_calls', 'length', 'content_filter')"
+    "The finish reason of response `r` (e.g. 'stop', 'tool_calls', 'length', 'content_filter'; 'unk' without choices)"
+    if not r.choices: return 'unk'
     return r.choices[0].finish_reason
 
 # %% ../nbs/01_messages.ipynb #9af5fa28
@@ -224,7 +226,7 @@ def mk_msg(
 
 # %% ../nbs/01_messages.ipynb #793c5c98
 tool_dtls_tag = "<details class='tool-usage-details' markdown='1'>"
-re_tools = re.compile(fr"^({tool_dtls_tag}\n*(<summary>.*?</summary>\n*)?```json\n+(.*?)\n+```\n+</details>)",
+re_tools = re.compile(fr"^({tool_dtls_tag}\n*(?:<summary>(?P<summary>.*?)</summary>\n*)?\n*```json\n+(.*?)\n+```\n+</details>)",
                       flags=re.DOTALL|re.MULTILINE)
 token_dtls_tag = "<details class='token-usage-details' markdown='1'>"
 re_token = re.compile(fr"^{token_dtls_tag}.*?</details>\n*", flags=re.DOTALL|re.MULTILINE)
@@ -234,11 +236,10 @@ def _unpend(s):
     "Text `s` without the lines of pending calls (a search the provider ran shows one, with no tool block after it)"
     return _re_pending.sub('', s).rstrip() if '⏳ <code>' in s else s
 
-# %% ../nbs/01_messages.ipynb #4ae76bb7
+# %% ../nbs/01_messages.ipynb #35a765ea
 def split_tools(s):
     "Split formatted output into (text, summary, tooljson) chunks"
-    parts = re_tools.split(re_token.sub('', s))
-    return [(t, summ, js) for t,_,summ,js in chunked(parts, 4, pad=True)]
+    return [(t, summ, js) for t,_,summ,js in chunked(re_tools.split(s.strip()), 4, pad=True)]
 
 def _block_where(js):
     "How to point at a tool-usage block in an error: its id, else its first meaningful line"
@@ -272,7 +273,7 @@ def fmt2hist(outp:str)->list:
     "Transform a formatted output into a LiteLLM compatible history"
     if tool_dtls_tag not in outp: return [_unpend(re_token.sub('', outp))]  # plain text stays a str, so `mk_msgs` infers its role
     hist, pending, cur = [], 0, None
-    for txt,_,js in split_tools(outp):
+    for txt,_,js in split_tools(re_token.sub('', outp)):
         txt = txt or ''
         npend = len(_re_pending.findall(txt))
         txt = _re_pending.sub('', txt).strip()
