@@ -96,8 +96,7 @@ _register_clones()
 
 # %% ../nbs/04_providers.ipynb #2f000c31
 _search_caps = dict(supports_web_search=True)
-capability_fixes = {o: _search_caps for o in ('gpt-5.4', 'openai/gpt-5.4', 'gpt-5.4-mini', 'openai/gpt-5.4-mini', gpt54, gpt54m,
-                                               codex54, codex54m, codex55, codex53spark)}
+capability_fixes = {o: _search_caps for o in (gpt54, gpt54m, codex54, codex54m, codex55, codex53spark)}
 
 # %% ../nbs/04_providers.ipynb #7aab9a6d
 def _per_model(f):
