@@ -240,7 +240,7 @@ def _cacheable(self:Chat):
 @patch(as_prop=True)
 def _to_openai(self:Chat):
     "Do this chat's requests go to OpenAI itself? (an OpenAI model, no other server named, no Router that may fall back elsewhere)"
-    return self.api_base is None and not self._group() and 'api_base' not in self.callkw and 'base_url' not in self.callkw and _openai_itself(self.model)
+    return self.api_base is None and litellm.api_base is None and not self._group() and 'api_base' not in self.callkw and 'base_url' not in self.callkw and _openai_itself(self.model)
 
 @patch(as_prop=True)
 def _window(self:Chat):
