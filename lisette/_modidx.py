@@ -143,6 +143,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._next_step': ('chat.html#_next_step', 'lisette/chat.py'),
                               'lisette.chat._not_plain': ('chat.html#_not_plain', 'lisette/chat.py'),
                               'lisette.chat._nums_ok': ('chat.html#_nums_ok', 'lisette/chat.py'),
+                              'lisette.chat._openai_base': ('chat.html#_openai_base', 'lisette/chat.py'),
                               'lisette.chat._retry_after': ('chat.html#_retry_after', 'lisette/chat.py'),
                               'lisette.chat._retry_delay': ('chat.html#_retry_delay', 'lisette/chat.py'),
                               'lisette.chat._schema': ('chat.html#_schema', 'lisette/chat.py'),

@@ -237,10 +237,13 @@ def _cacheable(self:Chat):
     "Do this chat's requests take cache checkpoints?"
     return all(supports_cache_ckpts(o) for o,_ in g) if (g := self._group()) else supports_cache_ckpts(self.model)
 
+def _openai_base(): return not any(v and 'api.openai.com' not in v for v in map(os.environ.get, ('OPENAI_BASE_URL', 'OPENAI_API_BASE')))
+
 @patch(as_prop=True)
 def _to_openai(self:Chat):
-    "Do this chat's requests go to OpenAI itself? (an OpenAI model, no other server named, no Router that may fall back elsewhere)"
-    return self.api_base is None and litellm.api_base is None and not self._group() and 'api_base' not in self.callkw and 'base_url' not in self.callkw and _openai_itself(self.model)
+    "Do this chat's requests go to OpenAI itself? (an OpenAI model, no other server named here, in litellm or its environment, no Router that may fall back elsewhere)"
+    return (self.api_base is None and litellm.api_base is None and not self._group() and 'api_base' not in self.callkw
+            and 'base_url' not in self.callkw and _openai_itself(self.model) and _openai_base())
 
 @patch(as_prop=True)
 def _window(self:Chat):
@@ -393,7 +396,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         elif sparams and 'temperature' not in sparams: self._adjust(None, 'temperature', _temp_dropped(f"litellm says {m} takes none", t))
         else: kw['temperature'] = t
     if s := ifnone(search, self.search):
-        if all(has_search(o) for o in self._targets): kw['web_search_options'] = {'search_context_size': _effort(s)}
+        if all(_searches(model_info(o) | x) for o,x in g) if (g := self._group()) else has_search(m): kw['web_search_options'] = {'search_context_size': _effort(s)}  # (a Router deployment's own model_info counts)
         else: self._adjust(None, 'search', f"search={s!r} ignored: {self._which(lambda i: not _searches(i))} has no web search")
     if (mt := ifnone(max_tokens, self.max_tokens)) is None and (mt := (mo := self._max_out(info))[0]):
         self._adjust(None, 'max_tokens', f"max_tokens={mt} ({mo[1]}) sent, as neither the call nor the chat set it")
@@ -720,6 +723,8 @@ def _turn(self:Chat, msg=None, **kw):
         while True:
             r = yield from self._ask(t)
             m = self._record(t, r)
+            if t.pauses>=max_pauses and paused(r):  # not continued again: the reply may be unfinished
+                add_warning(r, f"The provider paused this turn {t.pauses} times, the most lisette continues (`lisette.chat.max_pauses`): it may be unfinished.")
             yield _Out(r)
             tcs = _filter_srvtools(m)  # every call but those the provider ran itself
             if tcs and t.final: yield from self._decline(tcs)  # tool rounds used up: answered, never run

@@ -80,7 +80,7 @@ def _img_md(img):
 @patch
 def _repr_markdown_(self:ModelResponse):
     msg = contents(self)
-    res = msg.content or ''
+    res = _get(msg, 'content') or ''  # ('' without choices: `contents` gives '')
     if isinstance(res, list): res = '\n'.join(o.get('text','') for o in res if isinstance(o, dict))
     if not res and (tr := getattr(getattr(msg, 'audio', None), 'transcript', None)): res = f"🔊 {tr}"  # a spoken reply: what it says
     if imgs := getattr(msg, 'images', None): res += '\n\n' + '\n\n'.join(_img_md(o) for o in imgs)
@@ -213,7 +213,9 @@ def mk_msg(
     ttl=None, # Cache TTL: '5m' (default) or '1h'
 ):
     "Create a LiteLLM compatible message."
-    if isinstance(content, ModelResponse): content = contents(content)
+    if isinstance(content, ModelResponse):
+        if not content.choices: raise ValueError(f"mk_msg: response {content.id!r} holds no message (it has no choices)")
+        content = contents(content)
     if isinstance(content, (dict, Message)): return _add_cache_control(content, ttl) if cache else content
     if isinstance(content, list) and len(content)==1 and isinstance(content[0], str): c = content[0]
     elif isinstance(content, list): c = [_mk_content(o) for o in content]

@@ -143,11 +143,12 @@ def _audio_as(m, kind, model):
     if (exp := _get(a, 'expires_at')) and exp<=time.time(): return 'text', "OpenAI no longer keeps it"
     return ('id', aid) if (aid := _get(a, 'id')) else ('text', "it has no id")
 
-def _needs_fit(m, kind, cache, answered=(), refusals=True):
+def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
     if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind): return True
     if _get(m, 'audio') is not None: return True  # (sent as a reference, or as its transcript)
-    if not refusals and (_refusals(m) or _get(m, 'refusal') is not None or _refusal_echo(m)): return True
+    if not refusals and (_refusals(m) or _get(m, 'refusal') is not None): return True
+    if not echo and _refusal_echo(m): return True
     if not cache and _get(m, 'cache_control'): return True
     for tc in _get(m, 'tool_calls') or []:
         tid = _tc_id(tc)
@@ -177,11 +178,10 @@ def _fit_refusal(m, kind, model, notes, i, set_):
     if (rf := _get(m, 'refusal')) is not None:
         set_('refusal', None)
         if isinstance(rf, str) and not _blank(rf) and rf!=_get(m, 'content'): notes.append((i, f"refusal {_short(rf)!r} left out ({who} takes no refusal field)"))
-    if _refusal_echo(m): set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k!='refusal'} or None)  # (None: nothing lost)
 
 def _short(s, n=60): return s if len(s)<=n else s[:n-1]+'…'
 
-def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model=''):
+def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=True):
     "Fit assistant message copy `m` for provider `kind` in place"
     origin = reasoning_origin(m)
     if origin and origin!='text' and origin!=kind:
@@ -195,6 +195,7 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model=''):
         set_('provider_specific_fields', None)
         notes.append((i, "Anthropic's web search results and citations left out (kept in the history)"))
     if not _takes_refusals(kind, model): _fit_refusal(m, kind, model, notes, i, set_)
+    if not echo and _refusal_echo(m): set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k!='refusal'} or None)  # (None: nothing lost)
     if aa := _audio_as(m, kind, model): _fit_audio(m, aa, notes, i, set_)
     tcs = _get(m, 'tool_calls') or []
     keep = []
@@ -222,10 +223,10 @@ def _memo(memo, key, n):
     if list(memo)!=[key] or len(memo.get(key, ()))>2*n+100: memo.clear()
     return memo.setdefault(key, {})
 
-def _needs(m, role, kind, cache, answered, seen=None, refusals=True):
+def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True):
     "Does message `m` need changing for provider `kind`? Remembered in `seen` by identity, unless it holds a `srvtoolu_` call (answered later)"
     if seen is not None and (e := seen.get(id(m))) is not None and e[0] is m: return e[1]
-    need = _needs_fit(m, kind, cache, answered, refusals) if role=='assistant' else not cache and _has_ckpt(m)
+    need = _needs_fit(m, kind, cache, answered, refusals, echo) if role=='assistant' else not cache and _has_ckpt(m)
     if seen is not None and not any(_srv(_tc_id(tc)) for tc in _get(m, 'tool_calls') or []): seen[id(m)] = (m, need)
     return need
 
@@ -233,12 +234,14 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
                 model:str, # The model they are sent to
                 cache:bool=None, # Keep cache checkpoints (default: only for Anthropic)
                 at:list=None, # Indices of `msgs` to look at, in order; the others must be plain text dicts (default: all)
-                memo:dict=None): # Kept by the caller between requests: a message object seen before is not examined again
+                memo:dict=None, # Kept by the caller between requests: a message object seen before is not examined again
+                echo:bool=None): # Send litellm 1.106's `refusal: None` echo back (default: to OpenAI's own APIs)
     "(copy of `msgs` the provider of `model` accepts, [(history index, what changed)])"
     kind = provider_kind(model)
     cache = ifnone(cache, kind=='anthropic')
     refusals = _takes_refusals(kind, model)
-    seen = _memo(memo, (kind, cache, refusals), len(msgs))
+    echo = refusals and ifnone(echo, True)
+    seen = _memo(memo, (kind, cache, refusals, echo), len(msgs))
     nsys = next((i for i,m in enumerate(msgs) if _get(m, 'role') not in ('system', 'developer')), len(msgs))
     res, notes, ids, ckpts, copied = list(msgs), [], {}, [], False
     answered = _ResultIds(msgs)  # a `srvtoolu_` call with a result was a client call
@@ -247,11 +250,11 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         if (m := msgs[j]).__class__ is dict and len(m)==2 and m.get('content').__class__ is str: continue
         if not ids and seen and (e := seen.get(id(m))) is not None and e[0] is m and not e[1]: continue  # examined before: nothing to change
         i, role = j-nsys, _get(m, 'role')
-        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals): continue  # no copy
+        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals, echo): continue  # no copy
         # (a Message's `audio` takes no bare reference; its `refusal` field is left out by removing it from a dict)
-        res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and (_get(m, 'audio') is not None or _get(m, 'refusal') is not None or _refusal_echo(m)) else m)
+        res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and (_get(m, 'audio') is not None or _get(m, 'refusal') is not None or not echo and _refusal_echo(m)) else m)
         copied = True
-        if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered, model)
+        if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered, model, echo)
         elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
         if not cache and _strip_cc(res[j], set_): ckpts.append(i)
     if ckpts: notes.append((ckpts[0], f"cache checkpoints left out (messages {', '.join('system' if k<0 else str(k) for k in ckpts)}): {model} takes none"))
@@ -269,6 +272,6 @@ def note_adjustment(chat, kind, detail):
 def fit_request(chat, msgs, at=None):
     "The messages `msgs` of `chat`'s next request, fitted to its current model; each change noted in `chat.adjustments`"
     res, notes = fit_history(msgs, getattr(chat, '_target', chat.model), at=at,  # (a Router group of one model: that model)
-                             memo=chat.__dict__.setdefault('_fit_memo', {}))
+                             memo=chat.__dict__.setdefault('_fit_memo', {}), echo=getattr(chat, '_to_openai', None))
     for i,d in notes: note_adjustment(chat, 'switch', f"message {i}: {d}")
     return res

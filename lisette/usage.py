@@ -130,7 +130,7 @@ class UsageStats:
 
     def fmt(self):
         "A collapsible markdown block showing this usage ('' when there is none)"
-        if not self.total_tokens: return ''
+        if not (self.total_tokens or self.prompt_tokens or self.completion_tokens or self.cost): return ''
         summ = f"${self.cost:.4f}" if self.cost else f"{self.total_tokens:,} tokens"
         return f"\n\n{token_dtls_tag}<summary>{summ}</summary>\n\n`{self!r}`\n\n</details>\n"
 

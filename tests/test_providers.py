@@ -330,3 +330,15 @@ def test_gemini_stream_server_side_calls():
             sent[how] = fp.requests[-1].body['contents'][1]
     assert sent['json']['parts'][1] == {'toolCall': {'toolType': 'GOOGLE_SEARCH_WEB', 'id': 'ss1', 'args': {'queries': ['x']}}, 'thoughtSignature': 'sigA'}
     assert sent['sync'] == sent['async'] == sent['json']
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_pause_turn_limit_warns(fake_provider, stream):
+    "A turn the provider keeps pausing is continued `max_pauses` times; the last reply then says the turn may be unfinished"
+    from lisette.chat import max_pauses
+    fp = fake_provider
+    fp.queue(*[pause_reply() for _ in range(max_pauses+1)])
+    c = Chat('anthropic/' + sonn45, search='l', **an(fp))
+    r = c('Search otters', stream=stream)
+    if stream: r = [o for o in r if isinstance(o, litellm.ModelResponse)][-1]
+    assert len(fp.requests) == max_pauses+1
+    assert f'<warning>The provider paused this turn {max_pauses} times' in contents(r).content and 'cut off' not in contents(r).content

@@ -290,15 +290,38 @@ def test_provider_fields_sent_back(fake_provider, monkeypatch, where):
     reject the field. A refusal's words go back in the `refusal` field to OpenAI only."""
     fp = fake_provider
     fp.queue('hello', Reply(refusal='No.'), 'ok')
-    if where=='openai':  # no server named in the chat: OpenAI's (here the fake's, through OpenAI's SDK variable)
-        monkeypatch.setenv('OPENAI_BASE_URL', fp.openai_base); monkeypatch.setenv('OPENAI_API_KEY', 'k')
-        chat = Chat('openai/gpt-4o-mini')
-    else: chat = Chat('openai/gpt-4o-mini' if where=='openai api_base' else 'mistral/mistral-small-latest', api_base=fp.openai_base, api_key='k')
+    if where=='openai':  # a chat whose requests go to OpenAI itself (here the fake stands in for it)
+        monkeypatch.setattr(Chat, '_to_openai', property(lambda self: True))
+    chat = Chat('mistral/mistral-small-latest' if where=='mistral' else 'openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
     chat('hi'); chat('bad'); chat('why')
     sent = [m for m in fp.last['messages'] if m['role']=='assistant']
     assert [m.get('provider_specific_fields') for m in sent] == [{'refusal': None} if where=='openai' and _sends_refusal_echo() else None, None]  # (a refusal's words: in its field)
     assert [m.get('refusal') for m in sent] == ([None, 'No.'] if where.startswith('openai') else [None, None])
     assert sent[1]['content'] == 'No.'
+
+def test_to_openai(monkeypatch):
+    "Which chats send their requests to OpenAI itself: an OpenAI model, no other server named in the chat, in litellm or in OpenAI's environment variables"
+    for v in ('OPENAI_BASE_URL', 'OPENAI_API_BASE'): monkeypatch.delenv(v, raising=False)
+    assert Chat('openai/gpt-4o-mini')._to_openai and Chat('gpt-4o-mini')._to_openai
+    assert not Chat('openai/gpt-4o-mini', api_base='http://localhost:8000/v1')._to_openai and not Chat('mistral/mistral-small-latest')._to_openai
+    assert not Chat('openai/gpt-4o-mini', callkw={'base_url': 'http://localhost:8000/v1'})._to_openai
+    monkeypatch.setenv('OPENAI_BASE_URL', 'https://api.openai.com/v1'); assert Chat('openai/gpt-4o-mini')._to_openai
+    monkeypatch.setenv('OPENAI_BASE_URL', 'http://localhost:8000/v1'); assert not Chat('openai/gpt-4o-mini')._to_openai
+    monkeypatch.delenv('OPENAI_BASE_URL'); monkeypatch.setattr(litellm, 'api_base', 'http://localhost:8000/v1')
+    assert not Chat('openai/gpt-4o-mini')._to_openai
+
+def test_refusal_echo_left_out_when_the_server_changes(fake_provider, monkeypatch):
+    "A history made with OpenAI keeps the echo; once the chat's requests go elsewhere (here another api_base) it is left out at send time"
+    fp = fake_provider
+    fp.queue('hello', 'ok')
+    monkeypatch.setattr(Chat, '_to_openai', property(lambda self: self.api_base is None))
+    chat = Chat('openai/gpt-4o-mini', completefunc=lambda **kw: litellm.completion(**(kw | dict(api_base=fp.openai_base, api_key='k'))))
+    chat('hi')
+    if not _sends_refusal_echo(): return  # (litellm 1.110 puts none there)
+    assert chat.hist[-1].provider_specific_fields == {'refusal': None}
+    chat.api_base = fp.openai_base
+    chat('more')
+    assert [m.get('provider_specific_fields') for m in fp.last['messages'] if m['role']=='assistant'] == [None]
 
 def test_no_refusal_echo_to_router_fallback():
     "A Router chat whose OpenAI deployment fails over to Mistral: the Mistral deployment gets no `refusal: None` echo"
