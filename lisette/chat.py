@@ -379,7 +379,8 @@ def _fit_at(self:Chat, msgs):
 def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, **kwargs):
     "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments"
     sparams, info, m = self._sparams, self._info, self.model
-    msgs = fit_request(self, msgs, self._fit_at(msgs))  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
+    self._req_openai = self._to_openai  # (asked once a request: it reads the environment; its reply is judged by it too)
+    msgs = fit_request(self, msgs, self._fit_at(msgs), echo=self._req_openai)  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
     kw = dict(model=m, messages=msgs, **self.callkw)
     if schemas: kw['tools'] = schemas
     if tool_choice is not None and schemas: kw['tool_choice'] = tool_choice
@@ -419,7 +420,7 @@ def _after_response(self:Chat, r, prefill):
     m = contents(r)
     if m.role!='assistant': self._adjust(None, 'reply', f"the reply came with role {m.role!r}: stored as the assistant's"); m.role = 'assistant'
     if prefill: m.content = prefill + (m.content or '')
-    rf = reply_refusal(m, self._to_openai)  # (first, on every reply: it moves litellm 1.106's copy out of the fields it would send back)
+    rf = reply_refusal(m, self.__dict__.get('_req_openai', False))  # (first, on every reply: it moves litellm 1.106's copy out of the fields it would send back)
     if rf and not m.content and not m.tool_calls: m.content = rf  # OpenAI's refusal: its words are the reply
     if (w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r)) and not paused(r): add_warning(r, w)  # (litellm 1.110 reports a paused turn as 'length': it is not cut off, it goes on)
     if not m.tool_calls and not _spoken(m, 'assistant', m.content): m.content = _nonblank(m.content)  # an empty reply would make every later request invalid (a spoken one is not empty)

@@ -269,9 +269,9 @@ def note_adjustment(chat, kind, detail):
     if hasattr(chat, '_adjust'): chat._adjust(None, kind, detail)
     else: lst.append((kind, detail))
 
-def fit_request(chat, msgs, at=None):
-    "The messages `msgs` of `chat`'s next request, fitted to its current model; each change noted in `chat.adjustments`"
+def fit_request(chat, msgs, at=None, echo=None):
+    "The messages `msgs` of `chat`'s next request, fitted to its current model (`echo`: see `fit_history`); each change noted in `chat.adjustments`"
     res, notes = fit_history(msgs, getattr(chat, '_target', chat.model), at=at,  # (a Router group of one model: that model)
-                             memo=chat.__dict__.setdefault('_fit_memo', {}), echo=getattr(chat, '_to_openai', None))
+                             memo=chat.__dict__.setdefault('_fit_memo', {}), echo=echo)
     for i,d in notes: note_adjustment(chat, 'switch', f"message {i}: {d}")
     return res
