@@ -78,6 +78,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat.Chat._repair': ('chat.html#chat._repair', 'lisette/chat.py'),
                               'lisette.chat.Chat._request': ('chat.html#chat._request', 'lisette/chat.py'),
                               'lisette.chat.Chat._run_tools': ('chat.html#chat._run_tools', 'lisette/chat.py'),
+                              'lisette.chat.Chat._searchable': ('chat.html#chat._searchable', 'lisette/chat.py'),
                               'lisette.chat.Chat._slot': ('chat.html#chat._slot', 'lisette/chat.py'),
                               'lisette.chat.Chat._sparams': ('chat.html#chat._sparams', 'lisette/chat.py'),
                               'lisette.chat.Chat._special': ('chat.html#chat._special', 'lisette/chat.py'),

@@ -240,6 +240,11 @@ def _cacheable(self:Chat):
 def _openai_base(): return not any(v and 'api.openai.com' not in v for v in map(os.environ.get, ('OPENAI_BASE_URL', 'OPENAI_API_BASE')))
 
 @patch(as_prop=True)
+def _searchable(self:Chat):
+    "Do this chat's requests take web search? (for a Router group: all its deployments, their own model_info counting)"
+    return all(_searches(model_info(o) | x) for o,x in g) if (g := self._group()) else has_search(self.model)
+
+@patch(as_prop=True)
 def _to_openai(self:Chat):
     "Do this chat's requests go to OpenAI itself? (an OpenAI model, no other server named here, in litellm or its environment, no Router that may fall back elsewhere)"
     return (self.api_base is None and litellm.api_base is None and not self._group() and 'api_base' not in self.callkw
@@ -397,7 +402,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         elif sparams and 'temperature' not in sparams: self._adjust(None, 'temperature', _temp_dropped(f"litellm says {m} takes none", t))
         else: kw['temperature'] = t
     if s := ifnone(search, self.search):
-        if all(_searches(model_info(o) | x) for o,x in g) if (g := self._group()) else has_search(m): kw['web_search_options'] = {'search_context_size': _effort(s)}  # (a Router deployment's own model_info counts)
+        if self._searchable: kw['web_search_options'] = {'search_context_size': _effort(s)}
         else: self._adjust(None, 'search', f"search={s!r} ignored: {self._which(lambda i: not _searches(i))} has no web search")
     if (mt := ifnone(max_tokens, self.max_tokens)) is None and (mt := (mo := self._max_out(info))[0]):
         self._adjust(None, 'max_tokens', f"max_tokens={mt} ({mo[1]}) sent, as neither the call nor the chat set it")
