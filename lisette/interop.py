@@ -7,7 +7,7 @@ __all__ = ['chat_format', 'chat_format_version', 'LossyConversionWarning', 'to_a
            'to_openai', 'from_openai', 'SavedChatError', 'chat_state', 'save_chat', 'chat_from_state', 'load_chat']
 
 # %% ../nbs/09_interop.ipynb #b7ade03c
-import inspect, json, math, re, warnings
+import inspect, json, math, os, re, secrets, warnings
 from dataclasses import asdict
 from pathlib import Path
 from fastcore.utils import *
@@ -421,29 +421,58 @@ def _dec(o):
     return {k:_dec(v) for k,v in o.items()}
 
 def _jsonable(v):
-    try: return json.loads(json.dumps(v))==v
+    try: return json.loads(json.dumps(v, allow_nan=False))==v
     except (TypeError, ValueError): return False
 
 # %% ../nbs/09_interop.ipynb #3e16b8f9
+def _no_limit(k, v):
+    "A setting as saved: an infinite `max_cost` or `timeout` is no limit, which a file says as null (JSON has no infinity)"
+    if k=='max_cost' or k=='timeout' and not isinstance(v, tuple): return None if v==math.inf else v
+    if k=='timeout': return tuple(None if o==math.inf else o for o in v)
+    return v
+
 def chat_state(chat:Chat)->dict:
     "The JSON-able state of `chat` that `save_chat` writes"
-    tc_res, reprs = None, []
+    tc_res, reprs, was_repr = None, [], getattr(chat, '_tc_res_repr', {})
     if chat.tc_res is not None:
         tc_res = {}
         for k,v in chat.tc_res.items():
-            if _jsonable(v): tc_res[k] = v
+            if k in was_repr and was_repr[k]==v: tc_res[k] = v; reprs.append(k)  # loaded as a repr: still one, not the value
+            elif _jsonable(v): tc_res[k] = v
             else: tc_res[k] = repr(v); reprs.append(k)
-    if reprs: warnings.warn(f"save_chat: tc_res values for {', '.join(reprs)} are not JSON; stored as their repr",
-                            LossyConversionWarning, stacklevel=3)
+    new = [k for k in reprs if k not in was_repr]
+    if new: warnings.warn(f"save_chat: tc_res values for {', '.join(new)} are not JSON; stored as their repr",
+                          LossyConversionWarning, stacklevel=3)
     return {'format': chat_format, 'version': chat_format_version, 'model': chat.model, 'sp': chat.sp,
             'hist': _enc(chat.hist), 'tc_res': tc_res, 'tc_res_repr': reprs,
             'use': asdict(chat.use), 'last_use': asdict(chat.last_use),
-            'settings': {k:getattr(chat, k) for k in _settings if hasattr(chat, k)}}
+            'settings': {k:_no_limit(k, getattr(chat, k)) for k in _settings if hasattr(chat, k)}}
+
+def _nonfinite_at(o, at=''):
+    "Where in `o` a NaN or infinity is (JSON holds neither), or None"
+    if isinstance(o, float) and not math.isfinite(o): return at or 'the value'
+    items = o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, (list, tuple)) else ()
+    for k,v in items:
+        if (w := _nonfinite_at(v, f"{at}.{k}" if isinstance(k, str) else f"{at}[{k}]")): return w
+
+def _write_whole(path, text):
+    "Write `text` to `path` so that a failure (disk full, Ctrl-C) leaves the file as it was: a new file, then renamed over it"
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # (the umask applies, as to any new file)
+        with open(fd, 'w', encoding='utf-8') as f: f.write(text); f.flush(); os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 def save_chat(chat:Chat, path)->Path:
     "Save `chat` (model, system prompt, history, tc_res, usage, settings; never the API key) to JSON file `path`"
-    path = Path(path)
-    path.write_text(json.dumps(chat_state(chat), indent=1))
+    path, state = Path(path), chat_state(chat)
+    try: text = json.dumps(state, indent=1, allow_nan=False)
+    except ValueError: raise ValueError(f"save_chat: {_nonfinite_at(state).lstrip('.')} is not a finite number, which JSON cannot hold: "
+                                        f"set a number (or None) there. {path} was not written.") from None
+    _write_whole(path, text)
     return path
 
 # %% ../nbs/09_interop.ipynb #5332aa15
@@ -521,6 +550,9 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     sp, (hist, fixed) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src)
     tcr = d.get('tc_res')
     if not (tcr is None or isinstance(tcr, dict)): raise SavedChatError(src, 'tc_res', f"expected an object or null, got {type(tcr).__name__}")
+    reprs = d.get('tc_res_repr', [])
+    if not (isinstance(reprs, list) and all(isinstance(k, str) for k in reprs)): raise SavedChatError(src, 'tc_res_repr', "expected a list of tool call ids")
+    reprs = [k for k in reprs if k in (tcr or {})]
     use, last_use = _usage(d, 'use', src), _usage(d, 'last_use', src)
     settings = _settings_of(d, src, trusted, kw)
     tc_refs = kw.pop('tc_refs', tcr is not None)
@@ -532,13 +564,15 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     chat._hist, chat._ckpts = hist, [(m, i) for i,m in enumerate(hist) if _has_cache(m)]  # as saved, cache checkpoints included
     chat._hist_bound, chat._checked = (len(hist), b), len(hist)  # read and checked now, with the rest of the file: the first turn need not again
     if tcr is not None and chat.tc_res is not None: chat.tc_res.update(tcr)
+    if reprs and chat.tc_res is not None: chat._tc_res_repr = {k: tcr[k] for k in reprs}  # (a save writes them as reprs again)
     chat.use, chat.last_use = use, last_use
-    if fixed or repairs: chat.adjustments = chat._carry = []  # reported now, and again by the next turn
+    if fixed or repairs or reprs: chat.adjustments = chat._carry = []  # reported now, and again by the next turn
+    if reprs: chat._adjust(None, 'tc_res', f"{src}: tc_res values for {', '.join(reprs)} were saved as their repr (JSON could not hold them): they are that text now")
     if fixed: chat._adjust(None, 'surrogates', f"{src}: lone surrogates (text no provider accepts) in {fixed} string(s) of the history or system prompt replaced by U+FFFD")
     if repairs: chat._adjust(None, 'history', f"{src}: the saved history was repaired (repair=True): " + '; '.join(repairs))
     return chat
 
-def _no_constant(c): raise ValueError(f"{c} is not a JSON value (no provider takes it)")
+def _no_constant(c): raise ValueError(f"{c} is not a JSON value (a file that save_chat wrote holds none)")
 
 def load_chat(
     path, # JSON file written by `save_chat`

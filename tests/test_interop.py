@@ -1,11 +1,12 @@
 "History interop: round trips through the Anthropic and OpenAI forms, save/load, token budget, and both checked against the fake provider."
-import json, tempfile, warnings
+import json, math, tempfile, warnings
 from pathlib import Path
 import httpx, litellm, pytest
 from hypothesis import given, settings, assume, strategies as st, HealthCheck
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from lisette import Chat, AsyncChat, contents, mk_msgs
+from lisette.chat import AdjustmentWarning
 from lisette.messages import check_msg, MessageFormatError
 from lisette.tools import mk_tc, mk_tc_req, mk_tc_result
 from lisette.usage import UsageStats
@@ -379,7 +380,8 @@ def test_save_non_json_tc_res(tmp_path):
     with pytest.warns(LossyConversionWarning, match='b, c'): chat.save(tmp_path/'c.json')
     d = json.loads((tmp_path/'c.json').read_text())
     assert d['tc_res_repr'] == ['b', 'c'] and d['tc_res']['c'] == '(1, 2)'
-    assert Chat.load(tmp_path/'c.json').tc_res == {'a': 1, 'b': '{1, 2}', 'c': '(1, 2)'}
+    with pytest.warns(AdjustmentWarning, match='saved as their repr'): c2 = Chat.load(tmp_path/'c.json')
+    assert c2.tc_res == {'a': 1, 'b': '{1, 2}', 'c': '(1, 2)'}
 
 def test_load_errors(tmp_path):
     p = tmp_path/'x.json'
@@ -581,3 +583,48 @@ def test_openai_refusal_field_round_trip():
     assert to_openai(h, report=(rep := []))[1] == h[1] and rep == []
     h = from_openai([{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': 'Hi', 'audio': 'not audio'}], report=(rep := []))
     assert h[1] == {'role': 'assistant', 'content': 'Hi'} and len(rep) == 1 and rep[0].startswith('message 1: audio left out')
+
+def test_tc_res_repr_survives_a_second_save(tmp_path):
+    "A value saved as its repr stays marked as one through load and save again, and loading says it is text now"
+    chat = Chat('openai/gpt-4o-mini', tc_refs=True)
+    chat.tc_res |= {'a': 1, 'b': {1, 2}}
+    with pytest.warns(LossyConversionWarning): chat.save(tmp_path/'c.json')
+    with pytest.warns(AdjustmentWarning): c2 = Chat.load(tmp_path/'c.json')
+    assert [a.kind for a in c2.adjustments] == ['tc_res'] and "'b'" not in c2.adjustments[0].detail and "b were saved" in c2.adjustments[0].detail
+    with warnings.catch_warnings(): warnings.simplefilter('error'); c2.save(tmp_path/'c2.json')  # no second warning: it was text already
+    assert json.loads((tmp_path/'c2.json').read_text())['tc_res_repr'] == ['b']
+    c2.tc_res['b'] = 'a real string now'  # changed after loading: a value again
+    c2.save(tmp_path/'c3.json')
+    assert json.loads((tmp_path/'c3.json').read_text())['tc_res_repr'] == []
+
+def test_failed_save_keeps_the_previous_file(tmp_path):
+    "A save that fails while writing (here: the file-size limit of a full disk) leaves the last good file whole, and no temporary file"
+    import resource, subprocess, sys, textwrap
+    p = tmp_path/'c.json'
+    Chat('openai/gpt-4o-mini', hist=['hi', 'hello']).save(p)
+    before = p.read_text()
+    code = textwrap.dedent(f"""
+        import os, resource, signal; os.environ['LITELLM_LOCAL_MODEL_COST_MAP'] = 'True'
+        from lisette import Chat
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        chat = Chat('openai/gpt-4o-mini', hist=['x'*100_000, 'y'])
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+        try: chat.save({str(p)!r})
+        except OSError as e: print('failed', e.errno)
+    """)
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
+    assert 'failed 27' in out.stdout, out
+    assert p.read_text() == before and sorted(o.name for o in tmp_path.iterdir()) == ['c.json']
+
+def test_save_refuses_non_finite_numbers(tmp_path):
+    p = tmp_path/'c.json'
+    chat = Chat('openai/gpt-4o-mini', hist=['hi', 'hello'], timeout=(math.inf, 30))
+    chat.save(p)
+    assert json.loads(p.read_text())['settings']['timeout'] == [None, 30]
+    assert Chat.load(p).timeout == (None, 30)
+    chat.use.cost = math.nan
+    with pytest.raises(ValueError, match=r"use\.cost is not a finite number.*was not written"): chat.save(tmp_path/'d.json')
+    assert not (tmp_path/'d.json').exists()
+    p.write_text(p.read_text().replace('"stream": false', '"stream": NaN'))
+    with pytest.raises(SavedChatError, match="NaN is not a JSON value") as e: load_chat(p)
+    assert 'provider' not in str(e.value)
