@@ -437,6 +437,7 @@ def _router_rewrap(r):
 def stream_finished(r):
     "Did the provider end litellm stream `r` itself (a finish reason)? None when `r` is not a litellm stream"
     if not hasattr(r, 'received_finish_reason') or _router_rewrap(r): return None
+    if (native := getattr(r, '__dict__', {}).get('_lisette_native_finish')) is not None: return native  # (Gemini: see `_watch_native_finish`)
     return bool(r.received_finish_reason or getattr(r, 'intermittent_finish_reason', None))
 
 def stream_content_type(r):
@@ -445,6 +446,24 @@ def stream_content_type(r):
     return hs.get('llm_provider-content-type') or hs.get('content-type')
 
 # %% ../nbs/04_providers.ipynb #e61abe49
+def _gemini_finished(chunk):
+    "Does raw Gemini stream event `chunk` end the answer: a candidate's `finishReason`, or the prompt blocked?"
+    if chunk.__class__ is not dict: return False
+    return any(c.__class__ is dict and c.get('finishReason') for c in chunk.get('candidates') or ()) or \
+           bool((chunk.get('promptFeedback') or {}).get('blockReason'))
+
+def _watch_native_finish(it, d):
+    "Note in `d` (a litellm stream's `__dict__`) whether the raw events of Gemini stream iterator `it` held Gemini's own finish"
+    # litellm (1.106.2 to 1.110.2 at least) gives every streamed Gemini chunk finish_reason 'stop' when it has none
+    # (`VertexGeminiConfig._check_finish_reason` defaults to it), so a stream cut before Gemini's finishReason looked finished
+    parse = getattr(it, 'chunk_parser', None)
+    if parse is None or 'gemini' not in type(it).__module__: return
+    d['_lisette_native_finish'] = False
+    def chunk_parser(chunk):
+        if not d['_lisette_native_finish'] and _gemini_finished(chunk): d['_lisette_native_finish'] = True
+        return parse(chunk=chunk)
+    it.chunk_parser = chunk_parser  # (litellm calls `self.chunk_parser(chunk=...)`: the instance's own comes first)
+
 def _is_litellm_stream(r): return hasattr(r, 'completion_stream') and not _router_rewrap(r)
 
 def watch_reply(r):
@@ -453,7 +472,7 @@ def watch_reply(r):
     if d is None or not _is_litellm_stream(r) or '_lisette_replied' in d: return r
     d['_lisette_replied'] = r.completion_stream is not None  # opened already: the provider had answered
     if d['_lisette_replied'] or (mk := d.get('make_call')) is None: return r
-    def answered(res): d['_lisette_replied'] = True; return res
+    def answered(res): d['_lisette_replied'] = True; _watch_native_finish(res, d); return res
     async def aanswered(res): return answered(await res)
     def make_call(*args, **kw):
         res = mk(*args, **kw)  # raises on an error status: no note

@@ -6,7 +6,7 @@ from lisette.interop import SavedChatError
 from lisette.chat import ChatBusyError, ChatTimeout, IncompleteStreamError, _not_run
 from lisette.history import check_hist
 from lisette.messages import _role
-from lisette.testing import Reply, _oa_sse, _an_sse
+from lisette.testing import Reply, FakeProvider, _oa_sse, _an_sse, _gm_sse
 
 def add(a:int, b:int=0) -> int:
     "Add two numbers"
@@ -60,6 +60,22 @@ def test_partial_stream_raises(proto2):
     fp, m, kw = proto2
     pr = 'openai' if m.startswith('openai') else 'anthropic'
     _raises_incomplete(fp, m, kw, Reply(raw=_partial_sse(pr, 3 if pr=='openai' else 4)), "characters of text ('one two three")
+
+@pytest.mark.parametrize('aio', [False, True])
+def test_partial_gemini_stream_raises(fake_provider, aio):
+    "Gemini events that end cleanly before Gemini's finishReason: litellm gives each chunk a 'stop' of its own, which is no finish"
+    fp, m = fake_provider, 'gemini/gemini-3-flash-preview'
+    evs = _gm_sse(Reply("one two three four five six seven eight", chunks=4), 'gemini-3-flash-preview', 1, [])
+    assert len(evs) == 4 and b'finishReason' in evs[-1] and not any(b'finishReason' in e for e in evs[:-1])
+    for cut, ok in ((2, False), (4, True)):
+        fp.reset(); fp.queue(Reply(raw=b''.join(evs[:cut]), headers={'content-type': 'text/event-stream'}), "never sent")
+        chat = (AsyncChat if aio else Chat)(m, api_base=fp.gemini_base, api_key='k', retries=2)
+        async def arun(): return [o async for o in await chat("hi", stream=True)]
+        run = lambda: asyncio.run(arun()) if aio else _stream(chat, "hi")
+        if ok: assert contents(final_of(run())).content == "one two three four five six seven eight" and len(chat.hist) == 2
+        else:
+            with pytest.raises(IncompleteStreamError, match=r"no finish reason.*20 characters of text \('one two three four f'"): run()
+            assert chat.hist == [] and len(fp.requests) == 1
 
 def test_failed_stream_raises_async(proto):
     fp, m, kw = proto
