@@ -703,11 +703,11 @@ def _advance(self:Chat, t, step):
 
 # %% ../nbs/06_chat.ipynb #6c5c406d
 def _unanswered(h):
-    "Calls of the last assistant message of `h` still waiting for a result (all but those the provider ran)"
+    "Calls of the last assistant message of `h` still waiting for a result (client calls: not those of the provider's own tools)"
     j, done = len(h)-1, set()
     while j>=0 and _role(h[j])=='tool': done.add(_get(h[j], 'tool_call_id')); j -= 1
     if j<0 or _role(h[j])!='assistant': return []
-    return [tc for tc in _filter_srvtools(h[j]) if _tc_id(tc) not in done]
+    return [tc for tc in _filter_srvtools(_filter_srvtools(h[j])) if _tc_id(tc) not in done]  # (a paused turn's search is the provider's to run)
 
 _not_run = "Tool call not run: this turn has used all its tool rounds (max_steps). Answer with what you have."
 
@@ -733,6 +733,7 @@ def _turn(self:Chat, msg=None, **kw):
                 add_warning(r, f"The provider paused this turn {t.pauses} times, the most lisette continues (`lisette.chat.max_pauses`): it may be unfinished.")
             yield _Out(r)
             tcs = _filter_srvtools(m)  # every call but those the provider ran itself
+            if paused(r): tcs = _filter_srvtools(tcs)  # ... or has yet to run: a paused turn goes on with them
             if tcs and t.final: yield from self._decline(tcs)  # tool rounds used up: answered, never run
             pairs = (yield from self._tool_round(t, tcs)) if tcs and not t.final else []
             if tcs and not t.final: t.over_cost = self._spent()

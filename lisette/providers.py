@@ -728,6 +728,37 @@ def _seed_gemini_ids(kw):
 
 _adapters.append(_seed_gemini_ids)
 
+# %% ../nbs/04_providers.ipynb #f543a579
+from .tools import _provider_ran, _tc_id
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _litellm_replays_pause():
+    "Does the installed litellm send a paused turn's unrun server tool call back as Anthropic's `server_tool_use`?"
+    from litellm.litellm_core_utils.prompt_templates import factory
+    return hasattr(factory, '_paused_turn_replay')
+
+def _srv_pending(m):
+    "Ids of the `srvtoolu_` calls of assistant message `m` whose results it does not carry (the provider has yet to run them)"
+    ids = {i for tc in _get(m, 'tool_calls') or [] if (i := str(_tc_id(tc))).startswith('srvtoolu_')}
+    return ids - _provider_ran(m) if ids else ids
+
+def _without_calls(m, ids):
+    "A copy of message `m` without its tool calls `ids`"
+    tcs = [tc for tc in _get(m, 'tool_calls') if str(_tc_id(tc)) not in ids] or None
+    c = _get(m, 'content') or (None if tcs else '.')  # (a message left with nothing is no message to Anthropic)
+    if isinstance(m, dict): return {**m, 'tool_calls': tcs, 'content': c}
+    m = m.model_copy(); m.tool_calls, m.content = tcs, c
+    return m
+
+def _anthropic_pending_searches(kw):
+    m = kw['model']
+    if not (m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m)) or _litellm_replays_pause(): return kw
+    msgs = kw.get('messages') or []
+    if not any(_get(o, 'role')=='assistant' and _srv_pending(o) for o in msgs): return kw
+    return kw | dict(messages=[_without_calls(o, p) if _get(o, 'role')=='assistant' and (p := _srv_pending(o)) else o for o in msgs])
+
+_adapters.append(_anthropic_pending_searches)
+
 # %% ../nbs/04_providers.ipynb #55da47c4
 import warnings
 from pydantic import BaseModel

@@ -1,11 +1,12 @@
 "Provider compatibility (nbs/04_providers.ipynb): one reproducer per item of the table at the top of the notebook."
-import base64, json, os, subprocess, sys, time
+import asyncio, base64, json, os, subprocess, sys, time
 import pytest, litellm
 from litellm import stream_chunk_builder, completion_cost, ModelResponse
 from litellm.types.utils import Usage, ServerToolUse
 from lisette import *
 from lisette.providers import adapt_request, codex_auth, CodexAuthError, _use_codex_auth, _ds_fills_itself
 from lisette.testing import Reply
+from lisette.messages import _get
 
 user = [{'role': 'user', 'content': 'Hi'}]
 def an(fp): return dict(api_base=fp.anthropic_base, api_key='fake')
@@ -138,6 +139,33 @@ def test_pause_turn_chat_continues(fake_provider, stream):
     assert [m['role'] if isinstance(m, dict) else m.role for m in c.hist] == ['user', 'assistant', 'assistant']
     assert c.hist[-1].content.endswith('Otters swim.')  # streamed: citation footnotes first
     assert 'cut off' not in str(fp.last['messages']) + str(c.hist)  # (litellm 1.110 says 'length' for a pause: no truncation warning)
+
+def _pending_search_pause():
+    "A paused reply whose search the provider has not run yet: a `srvtoolu_` call without its result (the contract's mk_pause_web_search)"
+    from litellm.types.utils import Choices
+    tc = mk_tc("web_search", query="Solveit Answer.AI", tcid=random_tool_id().replace('toolu_', 'srvtoolu_'))
+    return litellm.ModelResponse(choices=[Choices.model_construct(finish_reason="pause_turn", index=0, message=mk_tc_req("Let me search:", [tc]))])
+
+@pytest.mark.parametrize('aio', [False, True])
+def test_pause_with_pending_search_is_continued_not_run(fake_provider, aio):
+    "A pause before the provider ran its search: the call is the provider's, never run here as a client tool (no made-up result, no tool round used)"
+    fp, calls = fake_provider, []
+    def sync_cf(**kw):
+        calls.append(kw['messages'])
+        return _pending_search_pause() if len(calls)<3 else litellm.completion(**kw)
+    async def async_cf(**kw):
+        calls.append(kw['messages'])
+        return _pending_search_pause() if len(calls)<3 else await litellm.acompletion(**kw)
+    fp.queue("Solveit is a course.", "You asked about Solveit.")
+    c = (AsyncChat if aio else Chat)('anthropic/' + sonn45, search='l', completefunc=async_cf if aio else sync_cf, **an(fp))
+    run = (lambda m: asyncio.run(c(m))) if aio else c
+    assert contents(run("Search Solveit")).content == "Solveit is a course."
+    assert len(calls) == 3 and len(c.hist) == 4 and not any(_get(m, 'role')=='tool' for m in c.hist)
+    assert [a.kind for a in c.adjustments if not a.quiet] == []  # no stall, no final prompt
+    assert [m['role'] for m in fp.last['messages']] == ['user', 'assistant']  # (litellm merges the two paused replies)
+    blocks = [b['type'] for b in fp.last['messages'][1]['content']]
+    assert 'tool_use' not in blocks and 'tool_result' not in str(fp.last)
+    assert contents(run("What did I ask?")).content == "You asked about Solveit."  # the history goes on being valid
 
 @pytest.mark.parametrize('stream', [False, True])
 def test_thinking_with_search_roundtrip(fake_provider, stream):
