@@ -1061,7 +1061,7 @@ def __call__(self:Chat,
 
 # %% ../nbs/06_chat.ipynb #0bee5122
 class AsyncChat(Chat):
-    "LiteLLM chat client (async)."
+    "LiteLLM chat client."
     _default_complete = staticmethod(acompletion)
 
     async def _run_tools(self, cmd):

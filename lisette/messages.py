@@ -427,7 +427,7 @@ def mk_msgs(
     res, role = [], 'user'
     ap = res.append
     for i,o in enumerate(msgs):
-        if o.__class__ is str and tool_dtls_tag not in o:  # the common case, kept fast: plain text alternates
+        if o.__class__ is str and "<details class='" not in o and '⏳ <code>' not in o:  # the common case, kept fast: plain text alternates (else `fmt2hist`)
             ap({'role': role, 'content': o})
             role = 'assistant' if role=='user' else 'user'
             continue
