@@ -505,14 +505,17 @@ def _max_hist_ckpts(self:Chat):
 
 @patch
 def _repair(self:Chat, start):
-    "After a failed turn: drop trailing prompts we added, answer dangling tool calls, roll back an empty turn"
-    h = self._hist
+    "After a failed turn: drop trailing prompts we added, answer dangling tool calls (with their results if they finished), roll back an empty turn"
+    h, fin = self._hist, self.__dict__.pop('_finished', None) or {}
     while len(h)>start and _role(h[-1])=='user': h.pop()
     answered = {o.get('tool_call_id') for o in h[start:] if isinstance(o, dict) and o.get('role')=='tool'}
     for i in range(start, len(h)):
         for tc in _filter_srvtools(h[i]) if _role(h[i])=='assistant' else []:
-            if _tc_id(tc) not in answered:
-                h.append(mk_tc_result(tc, _interrupted)); answered.add(_tc_id(tc))
+            if (tid := _tc_id(tc)) in answered: continue
+            if tid in fin:  # it ran to its end before the round was interrupted: its result, not a guess
+                tr = fin[tid][1]; self._fix_text(None, tr, f"result of tool call {tid!r}"); self._fix_result(None, tr)
+            else: tr = mk_tc_result(tc, _interrupted)
+            h.append(tr); answered.add(tid)
 
 # %% ../nbs/06_chat.ipynb #596aedb3
 @dataclass
@@ -945,8 +948,10 @@ def stop(self:Chat, now:bool=False)->bool:
 @patch
 def _run_tools(self:Chat, cmd):
     f = partial(_exec_tool, tool_schemas=cmd.schemas, ns=cmd.ns, tc_res=self.tc_res, tc_res_eval=self.tc_res_eval)
-    if len(cmd.tcs)<2 or not self.parallel_tools: return [f(tc) for tc in cmd.tcs]
-    try: return run_parallel(f, cmd.tcs)  # on threads shared by all chats (see `lisette.tools.tool_pool`)
+    done = self.__dict__['_finished'] = {}  # each call's result as it comes: an interrupted round keeps them (`_repair`)
+    def run(tc): done[_tc_id(tc)] = res = f(tc); return res
+    if len(cmd.tcs)<2 or not self.parallel_tools: return [run(tc) for tc in cmd.tcs]
+    try: return run_parallel(run, cmd.tcs)  # on threads shared by all chats (see `lisette.tools.tool_pool`)
     finally: _in_call_order(self.tc_res, cmd.tcs)
 
 def _in_call_order(tc_res, tcs):
@@ -1066,8 +1071,10 @@ class AsyncChat(Chat):
 
     async def _run_tools(self, cmd):
         # sync tools run on the threads shared by all chats (`lisette.tools.tool_pool`), so 8 blocking calls take as long as one
-        if not self.parallel_tools: return [await _aexec_tool(tc, cmd.schemas, cmd.ns, self.tc_res, self.tc_res_eval) for tc in cmd.tcs]
-        try: return await asyncio.gather(*(_aexec_tool(tc, cmd.schemas, cmd.ns, self.tc_res, self.tc_res_eval) for tc in cmd.tcs))
+        done = self.__dict__['_finished'] = {}  # each call's result as it comes: a cancelled round keeps them (`_repair`)
+        async def run(tc): done[_tc_id(tc)] = res = await _aexec_tool(tc, cmd.schemas, cmd.ns, self.tc_res, self.tc_res_eval); return res
+        if not self.parallel_tools: return [await run(tc) for tc in cmd.tcs]
+        try: return await asyncio.gather(*map(run, cmd.tcs))
         finally: _in_call_order(self.tc_res, cmd.tcs)
 
     async def _drive(self, eng, stream):

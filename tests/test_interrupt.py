@@ -127,3 +127,34 @@ def test_malformed_replies(proto):
             if stream: list(r)
         assert str(ei.value)
         still_works(fp, chat)
+
+@pytest.mark.parametrize('aio', [False, True])
+def test_interrupted_round_keeps_finished_results(proto, aio):
+    "Calls of a parallel round that finished before the interruption keep their results; only the unfinished one is marked interrupted"
+    fp, m, kw = proto
+    started, ran = threading.Event(), []
+    def quick(x:int) -> int:
+        "Quick"
+        ran.append(x); return x*100
+    def slow(x:int) -> int:
+        "Slow"
+        started.set(); time.sleep(1); return x
+    fp.queue(Reply(tool_calls=[('quick', {'x': 1}), ('slow', {'x': 2}), ('quick', {'x': 3})]))
+    chat = (AsyncChat if aio else Chat)(m, tools=[quick, slow], **kw)
+    if aio:
+        async def main():
+            t = asyncio.create_task(chat("go"))
+            while not (started.is_set() and len(ran)==2): await asyncio.sleep(0.01)
+            t.cancel()
+            with pytest.raises(asyncio.CancelledError): await t
+        asyncio.run(main())
+    else:
+        t = sigint_when(lambda: started.is_set() and len(ran)==2, delay=0.1)
+        with pytest.raises(KeyboardInterrupt): chat("go")
+        t.join()
+    assert [o['content'] for o in chat.hist[2:]] == ['100', "Tool call interrupted: the turn was cancelled before this tool returned a result.", '300']
+    time.sleep(1)  # (the slow call's thread ends: its late result is not added)
+    if not aio: return still_works(fp, chat)
+    check_hist(chat.hist); fp.reset(); fp.queue("still here")
+    assert contents(asyncio.run(chat("are you there?"))).content == 'still here'
+    check_hist(chat.hist)
