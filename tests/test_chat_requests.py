@@ -79,7 +79,8 @@ def test_blank_user_message_and_empty_reply(proto):
     fp, m, kw = proto
     fp.queue(Reply(""), "still talking")
     chat = Chat(m, **kw)
-    chat("")                      # blank prompt: sent as '.'
+    with pytest.warns(UserWarning, match="empty_reply: .* replied with no text: stored as '.'"): chat("")  # blank prompt: sent as '.'
     assert chat.hist[0]['content'] == '.' and chat.hist[1].content == '.'  # empty reply stored as '.'
+    assert [a.kind for a in chat.adjustments if a.kind!='max_tokens'] == ['blank_prompt', 'empty_reply']  # both said
     check_hist(chat.hist)
     assert contents(chat("and now?")).content == 'still talking'
