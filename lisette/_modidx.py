@@ -540,6 +540,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers.model_info': ('providers.html#model_info', 'lisette/providers.py'),
                                    'lisette.providers.native_stop_warning': ('providers.html#native_stop_warning', 'lisette/providers.py'),
                                    'lisette.providers.paused': ('providers.html#paused', 'lisette/providers.py'),
+                                   'lisette.providers.repeat_guard': ('providers.html#repeat_guard', 'lisette/providers.py'),
                                    'lisette.providers.reply_refusal': ('providers.html#reply_refusal', 'lisette/providers.py'),
                                    'lisette.providers.router_fallbacks': ('providers.html#router_fallbacks', 'lisette/providers.py'),
                                    'lisette.providers.router_group': ('providers.html#router_group', 'lisette/providers.py'),

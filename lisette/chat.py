@@ -30,7 +30,7 @@ from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal)
+                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -873,12 +873,12 @@ async def _atimed(r, lim):
             yield o
     finally: dog.close()
 
-def _incomplete(r, resp=None, why=''):
+def _incomplete(r, resp=None, why='', head="The stream ended before the provider finished its answer"):
     "The `IncompleteStreamError` for stream `r`, which ended before the provider finished its answer (`resp`: what it built)"
     m, ct = contents(resp) if resp is not None else None, stream_content_type(r)
     txt, ntc = (m and m.content) or '', len((m and m.tool_calls) or [])
     got = ' and '.join(filter(None, [txt and f"{len(txt)} characters of text ({_trunc_str(txt, 60, skip=0)!r})", ntc and f"{ntc} tool call(s)"]))
-    return IncompleteStreamError(f"The stream ended before the provider finished its answer ({why or 'no finish reason'}): it sent "
+    return IncompleteStreamError(f"{head} ({why or 'no finish reason'}): it sent "
                                  f"{got or 'no answer at all'}{f', as {ct!r}' if ct else ''}. Nothing was added to the history; "
                                  "not retried, as the provider may have billed it.")
 
@@ -905,7 +905,11 @@ def _stream_failure(e, seen, r, chunks=()):
         # (from 1.110 litellm raises this itself for events that end before a finish reason, which `_check_stream` found before)
         try: got = _build(chunks) if chunks else None
         except Exception: got = None
-        err = _incomplete(r, got, why=_broke_why(e))
+        if repeat_guard(e):  # litellm's own guard, not the provider: say so, and how to let such a text through
+            err = _incomplete(r, got, head="litellm stopped reading the stream before the provider finished its answer",
+                              why=f"the same chunk came {litellm.REPEATED_STREAMING_CHUNK_LIMIT} times in a row, which litellm takes for a model "
+                                  "stuck in a loop; if the text repeats on purpose, raise `litellm.REPEATED_STREAMING_CHUNK_LIMIT`")
+        else: err = _incomplete(r, got, why=_broke_why(e))
         err.__cause__, e, mid = e, err, True
     elif seen.n: mid = True
     elif replied is False: e, mid = stream_error(e), False  # an error status, raised when the stream was first read: as if raised at once

@@ -9,8 +9,9 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'group_info', 'group_params', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
            'unreadable_reply', 'stream_finished', 'stream_content_type', 'watch_reply', 'stream_replied',
-           'stream_broke', 'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
-           'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request', 'reply_refusal', 'keep_refusal']
+           'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally', 'keep_built', 'built_response',
+           'merge_stream_fields', 'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request',
+           'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, functools, importlib.metadata, inspect, json, os, threading, time
@@ -485,6 +486,10 @@ def stream_replied(r):
     if not _is_litellm_stream(r): return None
     d = getattr(r, '__dict__', {})
     return d['_lisette_replied'] if '_lisette_replied' in d else r.completion_stream is not None
+
+def repeat_guard(e)->bool:
+    "Did litellm stop reading a stream because the same chunk came `litellm.REPEATED_STREAMING_CHUNK_LIMIT` times in a row (its guard against a model stuck in a loop)?"
+    return 'The model is repeating the same chunk' in str(stream_error(e))
 
 def stream_broke(e)->bool:
     "Is `e` litellm's error for a stream that failed while being read (`MidStreamFallbackError`)?"

@@ -488,3 +488,15 @@ def test_no_litellm_banners_in_output(fake_provider, capfd):
     with pytest.raises(Exception, match='bad thing'): Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')('hi')
     out = capfd.readouterr()
     assert 'Give Feedback' not in out.out + out.err and 'Provider List' not in out.out + out.err
+
+def test_repeated_chunks_name_litellms_guard(proto, monkeypatch):
+    "A streamed text whose deltas repeat (a separator line) trips litellm's loop guard: the error says it was litellm, and how to let it through"
+    fp, m, kw = proto
+    fp.queue(Reply('=' * 1000, chunks=200), "never sent")
+    chat = Chat(m, **kw)
+    with pytest.raises(IncompleteStreamError, match=r"^litellm stopped reading the stream .*the same chunk came 100 times.*REPEATED_STREAMING_CHUNK_LIMIT") as ei:
+        _stream(chat, "draw a line")
+    assert 'Nothing was added to the history' in str(ei.value) and chat.hist == [] and len(fp.requests) == 1
+    monkeypatch.setattr(litellm, 'REPEATED_STREAMING_CHUNK_LIMIT', 1000)
+    fp.reset(); fp.queue(Reply('=' * 1000, chunks=200))
+    assert contents(final_of(_stream(chat, "draw a line"))).content.startswith('=' * 1000)
