@@ -58,7 +58,7 @@ def search_count(r):
 
 # %% ../nbs/03_usage.ipynb #c5b3764b
 import logging, threading
-from contextlib import contextmanager
+from contextlib import contextmanager, closing
 
 class _Quiet(logging.Filter):
     "Keeps litellm's log records out while the thread that logs them is in `quiet_litellm` (other threads' records pass)"
@@ -602,6 +602,10 @@ def _where_sql(where, where_args):
         pos = m.end()
     args = list(where_args or [])
     if n!=len(args): raise ValueError(f"usage(where={where!r}): {n} `?` but {len(args)} where_args")
+    with closing(sqlite3.connect(':memory:')) as db:  # a condition SQLite cannot read is the caller's mistake, not the database's: say so
+        db.execute(f"CREATE TABLE usage ({', '.join(_col_names)})")
+        try: db.execute(f"SELECT 1 FROM usage WHERE ({where})", args)
+        except sqlite3.Error as e: raise ValueError(f"usage(where={where!r}): not a condition SQLite can read ({e})") from None
     return f'({where})', args
 
 def _order_sql(order_by):
