@@ -143,6 +143,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._last_response': ('chat.html#_last_response', 'lisette/chat.py'),
                               'lisette.chat._next_step': ('chat.html#_next_step', 'lisette/chat.py'),
                               'lisette.chat._not_plain': ('chat.html#_not_plain', 'lisette/chat.py'),
+                              'lisette.chat._note_unread': ('chat.html#_note_unread', 'lisette/chat.py'),
                               'lisette.chat._nums_ok': ('chat.html#_nums_ok', 'lisette/chat.py'),
                               'lisette.chat._openai_base': ('chat.html#_openai_base', 'lisette/chat.py'),
                               'lisette.chat._retry_after': ('chat.html#_retry_after', 'lisette/chat.py'),

@@ -112,6 +112,13 @@ def _retry_after(e):
     except (TypeError, ValueError): return None
     return d if math.isfinite(d) and d>=0 else None
 
+def _note_unread(e, model):
+    "Say under litellm's error `e` for a 2xx reply it could not read (its words name a parser, or hold its traceback) what it was, and why it was not retried"
+    if unreadable_reply(e) and hasattr(e, 'add_note') and not getattr(e, 'lisette_noted', False):  # (notes: Python 3.11 on)
+        e.add_note(f"lisette: {model} answered (status 2xx) with a reply litellm could not read, so there is no answer to add to the "
+                   "history. It was not sent again, as the provider may have billed it; call the chat again to retry.")
+        e.lisette_noted = True
+
 def _retry_delay(e, attempt, waited, retries):
     "How long to wait before retrying after error `e`, or None to give up (a reply the provider sent is never re-sent)"
     if not isinstance(e, _retryable) or getattr(e, 'lisette_midstream', False) or attempt>=retries or isinstance(e, ChatTimeout) or unreadable_reply(e) \
@@ -597,7 +604,7 @@ def _ask(self:Chat, t):
         try: return (yield _Call(kw))
         except (litellm.AuthenticationError, *_retryable) as e:
             if err := self._key_error(e, kw): raise err from e
-            if (d := _retry_delay(e, attempt, waited, self.retries)) is None: raise
+            if (d := _retry_delay(e, attempt, waited, self.retries)) is None: _note_unread(e, self.model); raise
             attempt, waited = attempt+1, waited+d
             yield _Sleep(d)
         except ContextWindowExceededError:
