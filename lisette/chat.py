@@ -1078,6 +1078,13 @@ def __call__(self:Chat,
     return res if return_all else _last_response(res)
 
 # %% ../nbs/06_chat.ipynb #0bee5122
+class _Responses(list):
+    "An async turn's responses and tool results (`return_all=True`): a list that `async for` reads too, as the original's async generator was read"
+    def __aiter__(self): return _aiter(self)
+
+async def _aiter(xs):
+    for x in xs: yield x
+
 class AsyncChat(Chat):
     "LiteLLM chat client."
     _default_complete = staticmethod(acompletion)
@@ -1144,4 +1151,4 @@ class AsyncChat(Chat):
                                   final_prompt=final_prompt, step=step, tool_choice=tool_choice, max_tokens=max_tokens, **kwargs)
         if stream: return gen
         res = [o async for o in gen]
-        return res if return_all else _last_response(res)
+        return _Responses(res) if return_all else _last_response(res)

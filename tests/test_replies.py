@@ -2,6 +2,7 @@
 no choices, a call cut off mid-arguments), and requests litellm cannot build: through the fake provider."""
 import json, time, warnings
 import pytest, litellm
+import lisette.chat
 from lisette import *
 from lisette.chat import EmptyReplyError
 from lisette.history import check_hist
@@ -110,14 +111,14 @@ def test_cut_off_call_does_not_wedge_the_chat(fake_provider):
 
 @pytest.mark.parametrize('model,base', [('openai/gpt-4o-mini', 'openai_base'), ('openai/responses/gpt-5.4', 'responses_base'),
                                         ('gemini/gemini-3-flash-preview', 'gemini_base')])
-def test_unbuildable_request_not_retried(fake_provider, model, base):
+def test_unbuildable_request_not_retried(fake_provider, model, base, monkeypatch):
     "A request litellm cannot build (a lone surrogate in the system prompt): raised at once, nothing sent, no backoff"
     fp = fake_provider
     chat = Chat(model, sp='Be \ud800 brief', retries=3, api_base=getattr(fp, base), api_key='k')
-    t = time.monotonic()
+    delays, orig = [], lisette.chat._retry_delay
+    monkeypatch.setattr(lisette.chat, '_retry_delay', lambda *a: delays.append(orig(*a)) or delays[-1])
     with pytest.raises(Exception, match='surrogates not allowed'): _quiet(chat, 'hi')
-    assert (len(fp.requests), chat.hist) == (0, [])
-    assert time.monotonic()-t < 0.4  # (retried, it took 3.5 s of backoff)
+    assert (len(fp.requests), chat.hist, delays) == (0, [], [None])  # asked once, and no backoff: given up at once
 
 def _oa_sse(*deltas):
     base = {'id': 'chatcmpl-x', 'object': 'chat.completion.chunk', 'created': 1, 'model': 'gpt-4o-mini'}
