@@ -22,7 +22,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem
 from .tools import *
-from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel
+from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _tc_id, run_parallel
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
 from litellm import completion_cost
 from .stream import *
@@ -436,9 +436,13 @@ def _after_response(self:Chat, r, prefill):
     if rf and not m.content and not m.tool_calls: m.content = rf  # OpenAI's refusal: its words are the reply
     if (w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r)) and not paused(r): add_warning(r, w)  # (litellm 1.110 reports a paused turn as 'length': it is not cut off, it goes on)
     if not m.tool_calls and not _spoken(m, 'assistant', m.content) and (c := _nonblank(m.content))!=m.content:  # an empty reply would make every later request invalid (a spoken one is not empty)
-        self._adjust(None, 'empty_reply', f"{self.model} replied with no text{' (only white space)' if m.content else ''}: stored as {c!r}, as providers reject empty messages")
+        if not _searched(m): self._adjust(None, 'empty_reply', f"{self.model} replied with no text{' (only white space)' if m.content else ''}: stored as {c!r}, as providers reject empty messages")
         m.content = c
     return m, *self._count_use(r)
+
+def _searched(m):
+    "Did reply `m` carry the provider's own tool work (a search, perhaps paused): then it said something, without text"
+    return bool((_get(m, 'provider_specific_fields') or {}).get('server_tool_calls') or _provider_ran(m))
 
 def _bad_size(bad): return bool(bad.keys() & {'prompt_tokens', 'completion_tokens'})  # (the counts that bound the context)
 
@@ -519,7 +523,7 @@ def _repair(self:Chat, start):
     while len(h)>start and _role(h[-1])=='user': h.pop()
     answered = {o.get('tool_call_id') for o in h[start:] if isinstance(o, dict) and o.get('role')=='tool'}
     for i in range(start, len(h)):
-        for tc in _filter_srvtools(h[i]) if _role(h[i])=='assistant' else []:
+        for tc in _client_calls(h[i]) if _role(h[i])=='assistant' else []:
             if (tid := _tc_id(tc)) in answered: continue
             if tid in fin:  # it ran to its end before the round was interrupted: its result, not a guess
                 tr = fin[tid][1]; self._fix_text(None, tr, f"result of tool call {tid!r}"); self._fix_result(None, tr)
@@ -714,12 +718,16 @@ def _advance(self:Chat, t, step):
     return self._prep_msg(mk_msg(fp) if isinstance(fp, str) else dict(fp))
 
 # %% ../nbs/06_chat.ipynb #6c5c406d
+def _client_calls(m):
+    "The tool calls of assistant message `m` that are ours to run and answer: not the provider's own (`srvtoolu_`), run or still to run"
+    return _filter_srvtools(_get(m, 'tool_calls') or [])  # (a paused turn's search is the provider's to finish: never answered here)
+
 def _unanswered(h):
-    "Calls of the last assistant message of `h` still waiting for a result (client calls: not those of the provider's own tools)"
+    "Calls of the last assistant message of `h` still waiting for a result"
     j, done = len(h)-1, set()
     while j>=0 and _role(h[j])=='tool': done.add(_get(h[j], 'tool_call_id')); j -= 1
     if j<0 or _role(h[j])!='assistant': return []
-    return [tc for tc in _filter_srvtools(_filter_srvtools(h[j])) if _tc_id(tc) not in done]  # (a paused turn's search is the provider's to run)
+    return [tc for tc in _client_calls(h[j]) if _tc_id(tc) not in done]
 
 _not_run = "Tool call not run: this turn has used all its tool rounds (max_steps). Answer with what you have."
 
@@ -744,8 +752,7 @@ def _turn(self:Chat, msg=None, **kw):
             if t.pauses>=max_pauses and paused(r):  # not continued again: the reply may be unfinished
                 add_warning(r, f"The provider paused this turn {t.pauses} times, the most lisette continues (`lisette.chat.max_pauses`): it may be unfinished.")
             yield _Out(r)
-            tcs = _filter_srvtools(m)  # every call but those the provider ran itself
-            if paused(r): tcs = _filter_srvtools(tcs)  # ... or has yet to run: a paused turn goes on with them
+            tcs = _client_calls(m)
             if tcs and t.final: yield from self._decline(tcs)  # tool rounds used up: answered, never run
             pairs = (yield from self._tool_round(t, tcs)) if tcs and not t.final else []
             if tcs and not t.final: t.over_cost = self._spent()
@@ -1092,7 +1099,7 @@ class AsyncChat(Chat):
     async def _run_tools(self, cmd):
         # sync tools run on the threads shared by all chats (`lisette.tools.tool_pool`), so 8 blocking calls take as long as one
         done = self.__dict__['_finished'] = {}  # each call's result as it comes: a cancelled round keeps them (`_repair`)
-        async def run(tc): done[_tc_id(tc)] = res = await _aexec_tool(tc, cmd.schemas, cmd.ns, self.tc_res, self.tc_res_eval); return res
+        run = lambda tc: _aexec_tool(tc, cmd.schemas, cmd.ns, self.tc_res, self.tc_res_eval, keep=done)
         if not self.parallel_tools: return [await run(tc) for tc in cmd.tcs]
         try: return await asyncio.gather(*map(run, cmd.tcs))
         finally: _in_call_order(self.tc_res, cmd.tcs)

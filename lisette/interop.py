@@ -7,7 +7,7 @@ __all__ = ['chat_format', 'chat_format_version', 'LossyConversionWarning', 'to_a
            'to_openai', 'from_openai', 'SavedChatError', 'chat_state', 'save_chat', 'chat_from_state', 'load_chat']
 
 # %% ../nbs/09_interop.ipynb #b7ade03c
-import inspect, json, math, os, re, secrets, warnings
+import inspect, json, math, os, re, secrets, stat, warnings
 from dataclasses import asdict
 from pathlib import Path
 from fastcore.utils import *
@@ -427,8 +427,8 @@ def _jsonable(v):
 # %% ../nbs/09_interop.ipynb #3e16b8f9
 def _no_limit(k, v):
     "A setting as saved: an infinite `max_cost` or `timeout` is no limit, which a file says as null (JSON has no infinity)"
-    if k=='max_cost' or k=='timeout' and not isinstance(v, tuple): return None if v==math.inf else v
-    if k=='timeout': return tuple(None if o==math.inf else o for o in v)
+    if k=='max_cost' or k=='timeout' and not isinstance(v, (tuple, list)): return None if v==math.inf else v
+    if k=='timeout': return [None if o==math.inf else o for o in v]
     return v
 
 def chat_state(chat:Chat)->dict:
@@ -457,11 +457,16 @@ def _nonfinite_at(o, at=''):
 
 def _write_whole(path, text):
     "Write `text` to `path` so that a failure (disk full, Ctrl-C) leaves the file as it was: a new file, then renamed over it"
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    real = Path(os.path.realpath(path))  # a link stays a link: the file it points to is the one replaced
+    if not real.parent.is_dir(): raise FileNotFoundError(f"save_chat: the directory {path.parent} does not exist; {path} was not written")
+    try: mode = stat.S_IMODE(os.stat(real).st_mode)  # an existing file keeps its permissions (a private chat stays private)
+    except FileNotFoundError: mode = None
+    tmp = real.with_name(f".{real.name}.{secrets.token_hex(4)}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # (the umask applies, as to any new file)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # (a new file: the umask applies, as to any)
         with open(fd, 'w', encoding='utf-8') as f: f.write(text); f.flush(); os.fsync(f.fileno())
-        os.replace(tmp, path)
+        if mode is not None: os.chmod(tmp, mode)
+        os.replace(tmp, real)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -470,8 +475,10 @@ def save_chat(chat:Chat, path)->Path:
     "Save `chat` (model, system prompt, history, tc_res, usage, settings; never the API key) to JSON file `path`"
     path, state = Path(path), chat_state(chat)
     try: text = json.dumps(state, indent=1, allow_nan=False)
-    except ValueError: raise ValueError(f"save_chat: {_nonfinite_at(state).lstrip('.')} is not a finite number, which JSON cannot hold: "
-                                        f"set a number (or None) there. {path} was not written.") from None
+    except ValueError:
+        if (at := _nonfinite_at(state)) is None: raise
+        raise ValueError(f"save_chat: {at.lstrip('.')} is not a finite number, which JSON cannot hold: "
+                         f"set a number (or None) there. {path} was not written.") from None
     _write_whole(path, text)
     return path
 

@@ -464,6 +464,9 @@ def _watch_native_finish(it, d):
         if not d['_lisette_native_finish'] and _gemini_finished(chunk): d['_lisette_native_finish'] = True
         return parse(chunk=chunk)
     it.chunk_parser = chunk_parser  # (litellm calls `self.chunk_parser(chunk=...)`: the instance's own comes first)
+    if (start := getattr(it, '_start_hop', None)) is not None:  # litellm 1.110 goes on past a long answer's cap in a new request ("hop"): its finish is the one that counts
+        def _start_hop(*a, **k): d['_lisette_native_finish'] = False; return start(*a, **k)
+        it._start_hop = _start_hop
 
 def _is_litellm_stream(r): return hasattr(r, 'completion_stream') and not _router_rewrap(r)
 
@@ -760,7 +763,12 @@ def _anthropic_pending_searches(kw):
     if not (m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m)) or _litellm_replays_pause(): return kw
     msgs = kw.get('messages') or []
     if not any(_get(o, 'role')=='assistant' and _srv_pending(o) for o in msgs): return kw
-    return kw | dict(messages=[_without_calls(o, p) if _get(o, 'role')=='assistant' and (p := _srv_pending(o)) else o for o in msgs])
+    res, gone = [], set()
+    for o in msgs:
+        if _get(o, 'role')=='assistant' and (p := _srv_pending(o)): gone |= p; o = _without_calls(o, p)
+        elif _get(o, 'role')=='tool' and _get(o, 'tool_call_id') in gone: continue  # (an answer to it, as older lisette gave one: goes with it)
+        res.append(o)
+    return kw | dict(messages=res)
 
 _adapters.append(_anthropic_pending_searches)
 

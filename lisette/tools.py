@@ -364,13 +364,17 @@ async def _acall(func, kwargs, raise_on_err=False):
         if raise_on_err: raise
         return traceback.format_exc()
 
-async def _aexec_tool(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, executor=None, raise_on_err=False):
-    "Async `_exec_tool`; sync tools run in `executor` (default: `tool_pool()`)"
+async def _aexec_tool(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, executor=None, raise_on_err=False, keep=None):
+    "Async `_exec_tool`; sync tools run in `executor` (default: `tool_pool()`); the result also goes into dict `keep` (by call id) as soon as it is made"
     func, args = _prep_call(tc, tool_schemas, ns, tc_res)
-    if func is None: res = args
-    elif inspect.iscoroutinefunction(func): res = await _acall(func, args, raise_on_err)
-    else: res = await asyncio.get_running_loop().run_in_executor(executor or tool_pool(), partial(_call, func, args, raise_on_err))
-    return res, _finish_call(tc, res, tc_res if func else None, tc_res_eval)
+    def done(res):
+        pair = res, _finish_call(tc, res, tc_res if func else None, tc_res_eval)
+        if keep is not None: keep[_tc_id(tc)] = pair
+        return pair
+    if func is None: return done(args)
+    if inspect.iscoroutinefunction(func): return done(await _acall(func, args, raise_on_err))
+    # a sync tool finishes on its thread, where its result is kept: a task cancelled meanwhile has it all the same
+    return await asyncio.get_running_loop().run_in_executor(executor or tool_pool(), lambda: done(_call(func, args, raise_on_err)))
 
 async def _alite_call_func(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, raise_on_err=False):
     "Async `_lite_call_func`"

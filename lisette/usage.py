@@ -604,8 +604,10 @@ def _where_sql(where, where_args):
     if n!=len(args): raise ValueError(f"usage(where={where!r}): {n} `?` but {len(args)} where_args")
     with closing(sqlite3.connect(':memory:')) as db:  # a condition SQLite cannot read is the caller's mistake, not the database's: say so
         db.execute(f"CREATE TABLE usage ({', '.join(_col_names)})")
-        try: db.execute(f"SELECT 1 FROM usage WHERE ({where})", args)
+        try: db.execute(f"SELECT 1 FROM usage WHERE ({where})", [None]*n)
         except sqlite3.Error as e: raise ValueError(f"usage(where={where!r}): not a condition SQLite can read ({e})") from None
+        try: db.execute(f"SELECT {', '.join('?'*n) or 1}", args)
+        except sqlite3.Error as e: raise ValueError(f"usage(where_args={args!r}): a value SQLite cannot take ({e})") from None
     return f'({where})', args
 
 def _order_sql(order_by):

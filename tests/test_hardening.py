@@ -500,3 +500,21 @@ def test_repeated_chunks_name_litellms_guard(proto, monkeypatch):
     monkeypatch.setattr(litellm, 'REPEATED_STREAMING_CHUNK_LIMIT', 1000)
     fp.reset(); fp.queue(Reply('=' * 1000, chunks=200))
     assert contents(final_of(_stream(chat, "draw a line"))).content.startswith('=' * 1000)
+
+def test_gemini_stream_cut_after_a_continuation_hop(fake_provider):
+    "litellm 1.110 goes on past a long Gemini answer's cap in a second request (a hop): only the last hop's finish says the answer is whole"
+    from litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini import ModelResponseIterator
+    if not hasattr(ModelResponseIterator, '_start_hop'): pytest.skip("this litellm does not continue Gemini answers in hops")
+    fp = fake_provider
+    ev = lambda d: f"data: {json.dumps(d)}\r\n\r\n".encode()
+    cand = lambda t, **k: {'candidates': [{'content': {'role': 'model', 'parts': [{'text': t}]}, 'index': 0, **k}]}
+    hop1 = ev(cand("Part one, ")) + ev({**cand("still part one. ", finishReason='CONTINUATION', continuationToken='tok1'),
+                                       'usageMetadata': {'promptTokenCount': 5, 'candidatesTokenCount': 8, 'totalTokenCount': 13}})
+    H = {'content-type': 'text/event-stream'}
+    for hop2, whole in ((ev(cand("Part two, cut")), False), (ev(cand("Part two.", finishReason='STOP')), True)):
+        fp.reset(); fp.queue(Reply(raw=hop1, headers=H), Reply(raw=hop2, headers=H), "never sent")
+        chat = Chat('gemini/gemini-3-flash-preview', api_base=fp.gemini_base, api_key='k', max_tokens=1000)
+        if whole: assert contents(final_of(_stream(chat, "a long essay"))).content.endswith("Part two.") and len(fp.requests) == 2
+        else:
+            with pytest.raises(IncompleteStreamError, match='no finish reason'): _stream(chat, "a long essay")
+            assert chat.hist == [] and len(fp.requests) == 2

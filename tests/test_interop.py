@@ -628,3 +628,18 @@ def test_save_refuses_non_finite_numbers(tmp_path):
     p.write_text(p.read_text().replace('"stream": false', '"stream": NaN'))
     with pytest.raises(SavedChatError, match="NaN is not a JSON value") as e: load_chat(p)
     assert 'provider' not in str(e.value)
+
+def test_save_keeps_mode_and_links(tmp_path):
+    "A save replaces the file a link points to (the link stays), keeps the permissions of the file it replaces, and names a missing directory"
+    import os, stat
+    p, target = tmp_path/'link.json', tmp_path/'real.json'
+    chat = Chat('openai/gpt-4o-mini', hist=['hi', 'hello'])
+    chat.save(target); os.chmod(target, 0o600); p.symlink_to(target)
+    chat.hist.append({'role': 'user', 'content': 'more'}); chat.save(p)
+    assert p.is_symlink() and len(Chat.load(target).hist) == 3 and stat.S_IMODE(os.stat(target).st_mode) == 0o600
+    assert sorted(o.name for o in tmp_path.iterdir()) == ['link.json', 'real.json']
+    with pytest.raises(FileNotFoundError, match=r"directory .*nodir does not exist; .*nodir/c.json was not written"): chat.save(tmp_path/'nodir'/'c.json')
+    chat.timeout = [math.inf, 30]; chat.save(p)  # (a list, as Chat takes it, as well as a tuple)
+    assert json.loads(target.read_text())['settings']['timeout'] == [None, 30]
+    chat.use.prompt_tokens = 10**5000  # JSON's other failures are raised as they are
+    with pytest.raises(ValueError, match='integer string conversion'): chat.save(p)

@@ -144,12 +144,12 @@ def test_interrupted_round_keeps_finished_results(proto, aio):
     if aio:
         async def main():
             t = asyncio.create_task(chat("go"))
-            while not (started.is_set() and len(ran)==2): await asyncio.sleep(0.01)
+            while not (started.is_set() and len(chat.__dict__.get('_finished', ()))==2): await asyncio.sleep(0.01)
             t.cancel()
             with pytest.raises(asyncio.CancelledError): await t
         asyncio.run(main())
     else:
-        t = sigint_when(lambda: started.is_set() and len(ran)==2, delay=0.1)
+        t = sigint_when(lambda: started.is_set() and len(chat.__dict__.get('_finished', ()))==2, delay=0.1)
         with pytest.raises(KeyboardInterrupt): chat("go")
         t.join()
     assert [o['content'] for o in chat.hist[2:]] == ['100', "Tool call interrupted: the turn was cancelled before this tool returned a result.", '300']
@@ -158,3 +158,26 @@ def test_interrupted_round_keeps_finished_results(proto, aio):
     check_hist(chat.hist); fp.reset(); fp.queue("still here")
     assert contents(asyncio.run(chat("are you there?"))).content == 'still here'
     check_hist(chat.hist)
+
+def test_cancelled_async_round_keeps_sync_results_made_on_their_threads(fake_provider):
+    "A sync tool's result is kept on its worker thread: cancelled before the event loop saw it, the result is kept all the same"
+    fp = fake_provider
+    gate, slow_started = threading.Event(), threading.Event()
+    def quick(x:int) -> int:
+        "Quick"
+        return x*100
+    def slow(x:int) -> int:
+        "Slow"
+        slow_started.set(); gate.wait(5); return x
+    fp.queue(Reply(tool_calls=[('quick', {'x': 1}), ('slow', {'x': 2})]))
+    chat = AsyncChat('openai/gpt-4o-mini', tools=[quick, slow], api_base=fp.openai_base, api_key='k')
+    async def main():
+        t = asyncio.create_task(chat("go"))
+        while not slow_started.is_set(): await asyncio.sleep(0.001)  # the round is running
+        t0 = time.monotonic()
+        while len(chat.__dict__.get('_finished', ())) < 1 and time.monotonic()-t0 < 5: time.sleep(0.001)  # (not awaiting: the task cannot see quick's result yet)
+        t.cancel()
+        with pytest.raises(asyncio.CancelledError): await t
+    asyncio.run(main())
+    gate.set()
+    assert [o['content'] for o in chat.hist[2:]] == ['100', "Tool call interrupted: the turn was cancelled before this tool returned a result."]

@@ -370,3 +370,28 @@ def test_pause_turn_limit_warns(fake_provider, stream):
     if stream: r = [o for o in r if isinstance(o, litellm.ModelResponse)][-1]
     assert len(fp.requests) == max_pauses+1
     assert f'<warning>The provider paused this turn {max_pauses} times' in contents(r).content and 'cut off' not in contents(r).content
+
+def test_failed_continuation_of_a_paused_search_leaves_it_unanswered(fake_provider):
+    "A turn that fails after a pause with a pending search: no made-up result for the provider's search, and the chat goes on (both litellm versions)"
+    fp, calls = fake_provider, []
+    def cf(**kw):
+        calls.append(kw)
+        if len(calls)==1: return _pending_search_pause()
+        if len(calls)==2: raise KeyboardInterrupt  # the continuation is interrupted
+        return litellm.completion(**kw)
+    c = Chat('anthropic/' + sonn45, search='l', completefunc=cf, **an(fp))
+    with pytest.raises(KeyboardInterrupt): c("Search Solveit")
+    assert [_get(m, 'role') for m in c.hist] == ['user', 'assistant']
+    fp.queue("Solveit is a course.")
+    assert contents(c("go on")).content == "Solveit is a course."
+    assert 'tool_result' not in json.dumps(fp.last['messages'])
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_paused_search_without_text_is_no_empty_reply(fake_provider, stream):
+    "A paused reply that only searched said something (its search): stored, but not reported as an empty reply"
+    fp = fake_provider
+    fp.queue(Reply('', web_search=search, stop='pause_turn'), Reply('Otters swim.', web_search=search))
+    c = Chat('anthropic/' + sonn45, search='l', **an(fp))
+    r = c('Search otters', stream=stream)
+    if stream: list(r)
+    assert 'empty_reply' not in [a.kind for a in c.adjustments] and len(fp.requests) == 2
