@@ -27,7 +27,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_lit
 from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
-from .providers import (model_info, supported_params, has_search, adapt_request, paused, supports_cache_ckpts, think_kw,
+from .providers import (model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal)
@@ -719,8 +719,9 @@ def _advance(self:Chat, t, step):
 
 # %% ../nbs/06_chat.ipynb #6c5c406d
 def _client_calls(m):
-    "The tool calls of assistant message `m` that are ours to run and answer: not the provider's own (`srvtoolu_`), run or still to run"
-    return _filter_srvtools(_get(m, 'tool_calls') or [])  # (a paused turn's search is the provider's to finish: never answered here)
+    "The tool calls of assistant message `m` that are ours to run and answer: all but the provider's own, run, or still to run in a paused turn"
+    tcs = _filter_srvtools(m)  # (a `srvtoolu_` id alone proves nothing: another provider may use it for a client call, which needs its answer)
+    return _filter_srvtools(tcs) if paused_msg(m) else tcs  # a paused turn's pending search is the provider's to finish: never answered here
 
 def _unanswered(h):
     "Calls of the last assistant message of `h` still waiting for a result"
@@ -752,6 +753,7 @@ def _turn(self:Chat, msg=None, **kw):
             if t.pauses>=max_pauses and paused(r):  # not continued again: the reply may be unfinished
                 add_warning(r, f"The provider paused this turn {t.pauses} times, the most lisette continues (`lisette.chat.max_pauses`): it may be unfinished.")
             yield _Out(r)
+            if paused(r): mark_paused(m)  # (kept with the message: its pending searches stay the provider's, as `_client_calls` reads)
             tcs = _client_calls(m)
             if tcs and t.final: yield from self._decline(tcs)  # tool rounds used up: answered, never run
             pairs = (yield from self._tool_round(t, tcs)) if tcs and not t.final else []

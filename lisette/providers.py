@@ -7,11 +7,11 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info',
            'supported_params', 'has_search', 'router_of', 'router_version', 'router_group', 'router_fallbacks',
            'group_info', 'group_params', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
-           'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
-           'unreadable_reply', 'stream_finished', 'stream_content_type', 'watch_reply', 'stream_replied',
-           'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally', 'keep_built', 'built_response',
-           'merge_stream_fields', 'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request',
-           'reply_refusal', 'keep_refusal']
+           'paused_msg', 'mark_paused', 'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream',
+           'aclose_stream', 'unreadable_reply', 'stream_finished', 'stream_content_type', 'watch_reply',
+           'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally', 'keep_built',
+           'built_response', 'merge_stream_fields', 'native_stop_warning', 'mend_chunk', 'install_mends',
+           'adapt_request', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, functools, importlib.metadata, inspect, json, os, threading, time
@@ -390,7 +390,15 @@ def paused(r):
     "Did the provider pause the turn (Anthropic `pause_turn`), so the conversation should be sent back to continue it?"
     c = (_get(r, 'choices') or [None])[0]  # asked after every response: `_get`, not `nested_idx`
     if _get(c, 'finish_reason')=='pause_turn': return True
-    return (_get(c, 'message', 'provider_specific_fields') or {}).get('stop_reason')=='pause_turn'
+    return paused_msg(_get(c, 'message'))
+
+def paused_msg(m)->bool:
+    "Is assistant message `m` a paused turn's reply (marked as `paused` finds them: `stop_reason` in its provider fields)?"
+    return (_get(m, 'provider_specific_fields') or {}).get('stop_reason')=='pause_turn'
+
+def mark_paused(m):
+    "Mark message `m` as a paused turn's reply (one whose response said so by its finish reason alone)"
+    if not paused_msg(m): _mark_pause(m)
 
 # %% ../nbs/04_providers.ipynb #6b2658ae
 def supports_cache_ckpts(m:str)->bool:
@@ -763,12 +771,8 @@ def _anthropic_pending_searches(kw):
     if not (m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m)) or _litellm_replays_pause(): return kw
     msgs = kw.get('messages') or []
     if not any(_get(o, 'role')=='assistant' and _srv_pending(o) for o in msgs): return kw
-    res, gone = [], set()
-    for o in msgs:
-        if _get(o, 'role')=='assistant' and (p := _srv_pending(o)): gone |= p; o = _without_calls(o, p)
-        elif _get(o, 'role')=='tool' and _get(o, 'tool_call_id') in gone: continue  # (an answer to it, as older lisette gave one: goes with it)
-        res.append(o)
-    return kw | dict(messages=res)
+    answered = {_get(o, 'tool_call_id') for o in msgs if _get(o, 'role')=='tool'}  # (a call with its answer is a valid pair: it stays)
+    return kw | dict(messages=[_without_calls(o, p) if _get(o, 'role')=='assistant' and (p := _srv_pending(o)-answered) else o for o in msgs])
 
 _adapters.append(_anthropic_pending_searches)
 
