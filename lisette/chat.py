@@ -20,9 +20,9 @@ import litellm
 from litellm import completion, acompletion, ModelResponse, ModelResponseStream, Message
 from litellm.exceptions import ContextWindowExceededError
 from .messages import *
-from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem
+from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls
 from .tools import *
-from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _tc_id, run_parallel
+from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
 from litellm import completion_cost
 from .stream import *
@@ -436,13 +436,9 @@ def _after_response(self:Chat, r, prefill):
     if rf and not m.content and not m.tool_calls: m.content = rf  # OpenAI's refusal: its words are the reply
     if (w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r)) and not paused(r): add_warning(r, w)  # (litellm 1.110 reports a paused turn as 'length': it is not cut off, it goes on)
     if not m.tool_calls and not _spoken(m, 'assistant', m.content) and (c := _nonblank(m.content))!=m.content:  # an empty reply would make every later request invalid (a spoken one is not empty)
-        if not _searched(m): self._adjust(None, 'empty_reply', f"{self.model} replied with no text{' (only white space)' if m.content else ''}: stored as {c!r}, as providers reject empty messages")
+        if not _shown_calls(m): self._adjust(None, 'empty_reply', f"{self.model} replied with no text{' (only white space)' if m.content else ''}: stored as {c!r}, as providers reject empty messages")  # (one that only ran the provider's search said something)
         m.content = c
     return m, *self._count_use(r)
-
-def _searched(m):
-    "Did reply `m` carry the provider's own tool work (a search, perhaps paused): then it said something, without text"
-    return bool((_get(m, 'provider_specific_fields') or {}).get('server_tool_calls') or _provider_ran(m))
 
 def _bad_size(bad): return bool(bad.keys() & {'prompt_tokens', 'completion_tokens'})  # (the counts that bound the context)
 

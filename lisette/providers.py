@@ -745,7 +745,8 @@ def _seed_gemini_ids(kw):
 _adapters.append(_seed_gemini_ids)
 
 # %% ../nbs/04_providers.ipynb #f543a579
-from .tools import _provider_ran, _tc_id
+from .tools import _tc_id
+from .history import _unran_srv
 
 @functools.cache  # asked once: what the installed litellm does cannot change
 def _litellm_replays_pause():
@@ -753,14 +754,9 @@ def _litellm_replays_pause():
     from litellm.litellm_core_utils.prompt_templates import factory
     return hasattr(factory, '_paused_turn_replay')
 
-def _srv_pending(m):
-    "Ids of the `srvtoolu_` calls of assistant message `m` whose results it does not carry (the provider has yet to run them)"
-    ids = {i for tc in _get(m, 'tool_calls') or [] if (i := str(_tc_id(tc))).startswith('srvtoolu_')}
-    return ids - _provider_ran(m) if ids else ids
-
 def _without_calls(m, ids):
     "A copy of message `m` without its tool calls `ids`"
-    tcs = [tc for tc in _get(m, 'tool_calls') if str(_tc_id(tc)) not in ids] or None
+    tcs = [tc for tc in _get(m, 'tool_calls') if _tc_id(tc) not in ids] or None
     c = _get(m, 'content') or (None if tcs else '.')  # (a message left with nothing is no message to Anthropic)
     if isinstance(m, dict): return {**m, 'tool_calls': tcs, 'content': c}
     m = m.model_copy(); m.tool_calls, m.content = tcs, c
@@ -770,9 +766,10 @@ def _anthropic_pending_searches(kw):
     m = kw['model']
     if not (m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m)) or _litellm_replays_pause(): return kw
     msgs = kw.get('messages') or []
-    if not any(_get(o, 'role')=='assistant' and _srv_pending(o) for o in msgs): return kw
     answered = {_get(o, 'tool_call_id') for o in msgs if _get(o, 'role')=='tool'}  # (a call with its answer is a valid pair: it stays)
-    return kw | dict(messages=[_without_calls(o, p) if _get(o, 'role')=='assistant' and (p := _srv_pending(o)-answered) else o for o in msgs])
+    pend = [_unran_srv(o, answered) if _get(o, 'role')=='assistant' else None for o in msgs]  # searches the provider has yet to run
+    if not any(pend): return kw
+    return kw | dict(messages=[_without_calls(o, p) if p else o for o,p in zip(msgs, pend)])
 
 _adapters.append(_anthropic_pending_searches)
 
