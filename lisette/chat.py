@@ -30,7 +30,7 @@ from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal)
+                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -103,7 +103,7 @@ class ChatTimeout(litellm.Timeout):
     def __init__(self, msg, model=''): super().__init__(msg, model, '')
 
 class IncompleteStreamError(RuntimeError):
-    "A stream answered 200 but ended before the provider finished its answer (an error page, an error body, `null`, cut-off events)"
+    "A stream answered 200 but ended before the provider finished its answer (an error page, an error body, `null`, cut-off events), or with events litellm could not read"
 
 def _retry_after(e):
     "Seconds the provider asked us to wait (`retry-after` header), if any; a negative or garbage value is ignored"
@@ -610,6 +610,7 @@ def _ask(self:Chat, t):
         except ContextWindowExceededError:
             if not self._cut_tool_results(t): raise
             t.msgs = self._prep_msg(None, t.prefill)
+        except Exception as e: _note_unread(e, self.model); raise  # (litellm's `APIError` for a 2xx reply it could not read)
 
 # %% ../nbs/06_chat.ipynb #7540df5e
 @patch
@@ -901,7 +902,12 @@ def _stream_response(r, chunks, seen=None):
     return res
 
 def _check_stream(r, resp):
-    "Raise `IncompleteStreamError` when stream `r` ended without the provider finishing it (`resp`: what it built)"
+    "Raise `IncompleteStreamError` when stream `r` ended without the provider finishing it, or with events litellm skipped unread (`resp`: what it built)"
+    if unread := stream_unread(r):
+        n, first = unread
+        raise _incomplete(r, resp, head="litellm could not read the whole stream",
+                          why=f"it skipped {n} event{'s'*(n>1)} that {'were' if n>1 else 'was'} not JSON, {'the first ' if n>1 else ''}beginning {first[:60]!r}, "
+                              "so the answer may miss part of its text")
     if stream_finished(r) is not False: return
     raise _incomplete(r, resp)
 

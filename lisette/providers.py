@@ -8,13 +8,13 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'supported_params', 'has_search', 'router_of', 'router_version', 'router_group', 'router_fallbacks',
            'group_info', 'group_params', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'paused_msg', 'mark_paused', 'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream',
-           'aclose_stream', 'unreadable_reply', 'stream_finished', 'stream_content_type', 'watch_reply',
-           'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally', 'keep_built',
-           'built_response', 'merge_stream_fields', 'native_stop_warning', 'mend_chunk', 'install_mends',
+           'aclose_stream', 'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_unread',
+           'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally',
+           'keep_built', 'built_response', 'merge_stream_fields', 'native_stop_warning', 'mend_chunk', 'install_mends',
            'adapt_request', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
-import base64, functools, importlib.metadata, inspect, json, os, threading, time
+import base64, functools, importlib.metadata, inspect, json, os, threading, time, traceback
 from pathlib import Path
 import litellm
 from fastcore.utils import *
@@ -433,11 +433,31 @@ async def aclose_stream(r):
 # %% ../nbs/04_providers.ipynb #e7b5d8db
 _unreadable = ('Received response - <APIResponse [2', 'Empty or invalid response from LLM endpoint', "provider returned 'choices'",
                "provider returned a response with no 'choices'",  # litellm 1.110's words for a body without choices
-               'Unable to get json response', 'Traceback (most recent call last)')  # litellm's words for an unreadable 2xx reply
+               'Unable to get json response', 'Traceback (most recent call last)',
+               'Error converting to valid response')  # litellm's words for an unreadable 2xx reply (the last: Gemini's)
+
+def _chain(e):
+    "Failure `e` and its causes, outermost first (litellm keeps a cause on `original_exception`)"
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e)); yield e
+        e = getattr(e, 'original_exception', None) or e.__cause__ or e.__context__
+
+_reply_readers = {'transform_response', 'transform_response_api_response', 'convert_to_model_response_object'}  # where litellm reads a 2xx reply (1.106.2 to 1.110.2)
+
+def _reads_reply(f):
+    "Is frame `f` the reading of a reply: litellm's, the OpenAI SDK's (`openai._response`), or httpx's `Response.json` (litellm 1.110's async OpenAI route)?"
+    mod = f.f_globals.get('__name__')
+    return f.f_code.co_name in _reply_readers or mod == 'openai._response' or (mod, f.f_code.co_name) == ('httpx._models', 'json')
+
+def _failed_reading(e):
+    "Did failure `e` start as a Python error inside the reading of a reply (e.g. a Responses `output: null`, an HTML page)?"
+    return any(not type(l).__module__.startswith(('litellm', 'httpx', 'openai', 'aiohttp')) and
+               any(_reads_reply(f) for f,_ in traceback.walk_tb(l.__traceback__)) for l in list(_chain(e))[1:])
 
 def unreadable_reply(e)->bool:
     "Did failure `e` come from a reply the provider sent (2xx) that litellm could not read? (then re-sending may bill twice)"
-    return any(s in str(e) for s in _unreadable)
+    return any(s in str(e) for s in _unreadable) or _failed_reading(e)
 
 def _router_rewrap(r):
     "Is `r` litellm's Router re-wrap of a deployment's stream? Only the inner stream sees its finish and its answer"
@@ -476,15 +496,39 @@ def _watch_native_finish(it, d):
         def _start_hop(*a, **k): d['_lisette_native_finish'] = False; return start(*a, **k)
         it._start_hop = _start_hop
 
+def _not_json(s):
+    try: json.loads(s); return False
+    except ValueError: return True
+
+def _watch_unread(it, d):
+    "Count in `d` (a litellm stream's `__dict__`) the events of Responses stream iterator `it` that litellm skipped unread"
+    # litellm (1.106.2 to 1.110.2 at least) drops a Responses event that is not JSON without a word
+    # (`BaseResponsesAPIStreamingIterator._process_chunk`: "If we can't parse the chunk, continue"), and the answer misses its text
+    inner = getattr(it, 'response_iterator', None)
+    proc = getattr(inner, '_process_chunk', None)
+    if proc is None or 'responses' not in type(inner).__module__: return
+    def _process_chunk(chunk):
+        res = proc(chunk)
+        if res is None and chunk and chunk!='[DONE]' and _not_json(chunk):
+            n, first = d.get('_lisette_unread') or (0, chunk)
+            d['_lisette_unread'] = (n+1, first)
+        return res
+    inner._process_chunk = _process_chunk  # (litellm calls `self._process_chunk(...)`: the instance's own comes first)
+
+def stream_unread(r):
+    "(how many, the first) of the events of litellm stream `r` that litellm skipped because it could not read them; None when it read them all"
+    return getattr(r, '__dict__', {}).get('_lisette_unread')
+
 def _is_litellm_stream(r): return hasattr(r, 'completion_stream') and not _router_rewrap(r)
 
 def watch_reply(r):
-    "Have litellm stream `r` note when the provider answered it 2xx, for `stream_replied` (returns `r`)"
+    "Have litellm stream `r` note when the provider answered it 2xx, for `stream_replied`, and what litellm could not read, for `stream_unread` (returns `r`)"
     d = getattr(r, '__dict__', None)
     if d is None or not _is_litellm_stream(r) or '_lisette_replied' in d: return r
     d['_lisette_replied'] = r.completion_stream is not None  # opened already: the provider had answered
-    if d['_lisette_replied'] or (mk := d.get('make_call')) is None: return r
-    def answered(res): d['_lisette_replied'] = True; _watch_native_finish(res, d); return res
+    if d['_lisette_replied']: _watch_unread(r.completion_stream, d); return r
+    if (mk := d.get('make_call')) is None: return r
+    def answered(res): d['_lisette_replied'] = True; _watch_native_finish(res, d); _watch_unread(res, d); return res
     async def aanswered(res): return answered(await res)
     def make_call(*args, **kw):
         res = mk(*args, **kw)  # raises on an error status: no note
@@ -522,11 +566,9 @@ def _sent_errors():
 
 def failed_locally(e)->bool:
     "Did failure `e` arise in Python (litellm converting the request, or reading a reply) rather than from the network, so that sending the request again fails the same way?"
-    sent, seen, link, root = _sent_errors(), set(), e, e
-    while link is not None and id(link) not in seen:
-        if isinstance(link, sent) and not type(link).__module__.startswith('litellm'): return False  # (litellm's own errors subclass the SDK's)
-        seen.add(id(link)); root = link
-        link = getattr(link, 'original_exception', None) or link.__cause__ or link.__context__
+    sent, root = _sent_errors(), e
+    for root in _chain(e):
+        if isinstance(root, sent) and not type(root).__module__.startswith('litellm'): return False  # (litellm's own errors subclass the SDK's)
     return root is not e and not type(root).__module__.startswith('litellm')
 
 # %% ../nbs/04_providers.ipynb #e9e3cd30

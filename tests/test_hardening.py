@@ -6,7 +6,7 @@ from lisette.interop import SavedChatError
 from lisette.chat import ChatBusyError, ChatTimeout, IncompleteStreamError, _not_run
 from lisette.history import check_hist
 from lisette.messages import _role
-from lisette.testing import Reply, FakeProvider, _oa_sse, _an_sse, _gm_sse
+from lisette.testing import Reply, FakeProvider, _oa_sse, _an_sse, _gm_sse, _rs_sse
 
 def add(a:int, b:int=0) -> int:
     "Add two numbers"
@@ -76,6 +76,50 @@ def test_partial_gemini_stream_raises(fake_provider, aio):
         else:
             with pytest.raises(IncompleteStreamError, match=r"no finish reason.*20 characters of text \('one two three four f'"): run()
             assert chat.hist == [] and len(fp.requests) == 1
+
+@pytest.mark.parametrize('aio', [False, True])
+def test_unreadable_responses_event_raises(fake_provider, aio):
+    "A Responses event that is not JSON is skipped by litellm without a word: the answer it would give misses that text, so the chat refuses it"
+    fp, m = fake_provider, 'openai/responses/gpt-5.4'
+    evs = _rs_sse(Reply("fish bird frog newt wolf", chunks=5), {'model': 'gpt-5.4', 'input': []}, 1, [])
+    assert b'"delta": "bird "' in evs[5]
+    for bad, whole in ((evs[:5] + [evs[5].replace(b'"delta"', b'"delta')] + evs[6:], False), (evs, True)):
+        fp.reset(); fp.queue(Reply(raw=b''.join(bad)), "never sent")
+        chat = (AsyncChat if aio else Chat)(m, api_base=fp.responses_base, api_key='k', retries=2)
+        async def arun(): return [o async for o in await chat("hi", stream=True)]
+        run = lambda: asyncio.run(arun()) if aio else _stream(chat, "hi")
+        if whole: assert contents(final_of(run())).content == "fish bird frog newt wolf" and len(chat.hist) == 2
+        else:
+            with pytest.raises(IncompleteStreamError, match=r"^litellm could not read the whole stream \(it skipped 1 event that was not JSON, "
+                               r"beginning '\{\"type\": \"response.output_text.delta\".*19 characters of text \('fish frog newt wolf'\)"): run()
+            assert chat.hist == [] and len(fp.requests) == 1
+
+@pytest.mark.parametrize('aio', [False, True])
+@pytest.mark.parametrize('raw', _bad_bodies)
+def test_unreadable_reply_noted_not_resent(proto, raw, aio):
+    "A 2xx reply litellm cannot read, on any protocol: raised with a note saying what it was, sent once (retries left), nothing stored"
+    fp, m, kw = proto
+    fp.queue(Reply(raw=raw), "never sent", "never sent")
+    chat = (AsyncChat if aio else Chat)(m, retries=2, **kw)
+    async def arun(): return await chat("hi")
+    run = lambda: asyncio.run(arun()) if aio else chat("hi")
+    if raw == b'{"error": {"message": "upstream failed"}}' and m.startswith('anthropic'):  # Anthropic's own error body: its error, not an answer
+        assert contents(run()).content == "never sent" and len(fp.requests) == 2 and len(chat.hist) == 2
+        return
+    with pytest.raises(Exception) as ei: run()
+    if raw == b'{"error": {"message": "upstream failed"}}' and m.startswith('gemini'): assert 'upstream failed' in str(ei.value)  # Gemini's own
+    else: assert any('answered (status 2xx) with a reply litellm could not read' in n for n in getattr(ei.value, '__notes__', [])), (type(ei.value), str(ei.value)[:300])
+    assert len(fp.requests) == 1 and chat.hist == []
+
+def test_responses_output_null_noted(fake_provider):
+    "A Responses reply whose `output` is null fails inside litellm's reader (a TypeError it reports as a connection error): noted, not re-sent"
+    from lisette.testing import _rs_json
+    fp = fake_provider
+    rs = _rs_json(Reply('Hi!'), {'model': 'gpt-5.4', 'input': []}, 1, [])
+    fp.queue(Reply(raw=json.dumps(rs | {'output': None}).encode()), "never sent")
+    chat = Chat('openai/responses/gpt-5.4', api_base=fp.responses_base, api_key='k', retries=2)
+    with pytest.raises(litellm.APIConnectionError) as ei: chat("hi")
+    assert 'could not read' in ' '.join(ei.value.__notes__) and len(fp.requests) == 1 and chat.hist == []
 
 def test_failed_stream_raises_async(proto):
     fp, m, kw = proto
