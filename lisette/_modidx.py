@@ -140,6 +140,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._cost_warning': ('chat.html#_cost_warning', 'lisette/chat.py'),
                               'lisette.chat._effort': ('chat.html#_effort', 'lisette/chat.py'),
                               'lisette.chat._for_caller': ('chat.html#_for_caller', 'lisette/chat.py'),
+                              'lisette.chat._has_calls': ('chat.html#_has_calls', 'lisette/chat.py'),
                               'lisette.chat._in_call_order': ('chat.html#_in_call_order', 'lisette/chat.py'),
                               'lisette.chat._incomplete': ('chat.html#_incomplete', 'lisette/chat.py'),
                               'lisette.chat._index_of': ('chat.html#_index_of', 'lisette/chat.py'),

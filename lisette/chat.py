@@ -644,14 +644,14 @@ def _call_ids(self:Chat):
     return ids
 
 @patch
-def _fix_calls(self:Chat, t, m, made=()):
-    "Make the tool calls of reply `m` valid to send back: an empty list dropped, every client call a name and an id no other call has (`made`: ids a stream's calls were given)"
+def _fix_calls(self:Chat, t, m, made=(), named=()):
+    "Make the tool calls of reply `m` valid to send back: an empty list dropped, every client call a name and an id no other call has (`made`: ids a stream's calls were given; `named`: ids of a stream's calls named `unnamed_tool`)"
     if (tcs := m.tool_calls) is not None and not tcs: m.tool_calls = None  # `tool_calls: []`: OpenAI rejects it in a request
     if not tcs: return
     used = set(self._call_ids())  # (a copy: a failed turn takes this reply back out of the history)
     for tc in tcs:
         tid, f = _tc_id(tc), _get(tc, 'function')
-        if f is not None and not _get(f, 'name'):  # no tool has it: the call is answered as an unknown tool, but providers reject the empty name
+        if f is not None and (not _get(f, 'name') or tid in named):  # no tool has it: the call is answered as an unknown tool, but providers reject the empty name
             if isinstance(f, dict): f['name'] = unnamed_tool
             else: f.name = unnamed_tool
             self._adjust(t, 'tool_call', f"the reply's call {tid!r} came without a tool name: named {unnamed_tool!r} (no tool runs for it)")
@@ -671,7 +671,8 @@ def _record(self:Chat, t, r):
     elif t.final and t.step>t.max_steps: self._adjust(t, 'final_prompt', f"the {t.max_steps} tool rounds (max_steps) were used up: the final prompt was sent, tools off")
     if isinstance(hp := _hidden(r), dict): hp['lisette_adjustments'] = t.adjustments  # for the response's details
     m, u, bad = self._after_response(r, t.prefill)
-    self._fix_calls(t, m, (_hidden(r) or {}).get('lisette_made_ids', ()))
+    hp = _hidden(r) or {}
+    self._fix_calls(t, m, hp.get('lisette_made_ids', ()), hp.get('lisette_named_ids', ()))
     self._fix_text(t, m, 'reply')
     note_request(self, t, r, u)  # for `chat.cache_report()`: what this request read from the prompt cache, and why not more
     self._hist.append(m)
@@ -895,10 +896,17 @@ def _incomplete(r, resp=None, why='', head="The stream ended before the provider
                                  f"{got or 'no answer at all'}{f', as {ct!r}' if ct else ''}. Nothing was added to the history; "
                                  "not retried, as the provider may have billed it.")
 
+def _has_calls(res, ids):
+    "Does response `res` hold the tool calls with `ids`?"
+    return not ids or set(ids) <= {_tc_id(tc) for tc in (contents(res).tool_calls or ())}
+
 def _stream_response(r, chunks, seen=None):
     "The complete response of stream `r`: litellm's own build when it made one (no second build), else built from `chunks`; Gemini's per-chunk fields merged either way"
-    res = keep_refusal(merge_stream_fields(built_response(r), chunks) or _build(chunks), chunks)
-    if seen is not None and seen.made and isinstance(hp := _hidden(res), dict): hp['lisette_made_ids'] = seen.made  # for `_fix_calls` to report
+    built = built_response(r)
+    if built is not None and seen is not None and not _has_calls(built, seen.made+seen.named): built = None  # built from copies made before `mend_chunk` (Gemini)
+    res = keep_refusal(merge_stream_fields(built, chunks) or _build(chunks), chunks)
+    if seen is not None and (seen.made or seen.named) and isinstance(hp := _hidden(res), dict):  # for `_fix_calls` to report
+        hp['lisette_made_ids'], hp['lisette_named_ids'] = seen.made, seen.named
     return res
 
 def _check_stream(r, resp):
@@ -985,10 +993,10 @@ def _in_call_order(tc_res, tcs):
 
 class _Seen:
     "Stream post-processor: citations to footnotes, ids for tool calls that came without (`mend_chunk`), and a count of chunks seen (a stream that started is not retried)"
-    def __init__(self, model=None): self.n, self.known, self.made, self.model = 0, {}, [], model  # `model`: the request's, for the ids' style
+    def __init__(self, model=None): self.n, self.known, self.made, self.named, self.model = 0, {}, [], [], model  # `model`: the request's, for the ids' style
     def __call__(self, chunk):
         self.n += 1; cite_footnote(chunk)
-        if made := mend_chunk(chunk, self.known, self.model): self.made += made
+        if made := mend_chunk(chunk, self.known, self.model, unnamed_tool, self.named): self.made += made
 
 def _for_caller(chunk):
     "Pass stream `chunk` on? Not the choice-less usage chunk that the `include_usage` Chat asks for brings (litellm 1.110 passes it through): its usage goes into the response"

@@ -719,16 +719,20 @@ def _idless_calls_dropped():
         with quiet_litellm(): return not stream_chunk_builder([ch]).choices[0].message.tool_calls
     except Exception: return False
 
-def mend_chunk(c, known:dict, model:str=None)->list:
-    "Give the tool calls that start without an id in stream chunk `c` one in the style of `model`'s provider (litellm would drop them): the ids made"
+def mend_chunk(c, known:dict, model:str=None, unnamed:str=None, named:list=None)->list:
+    "Give the tool calls that start without an id in stream chunk `c` one in the style of `model`'s provider, and those without a name the name `unnamed` (their ids go in `named`); litellm would drop both: the ids made"
     # (read through `__dict__`: pydantic's path for a field litellm left unset costs more than the rest of a chunk's handling)
     if not (ch := getattr(c, '__dict__', {}).get('choices')) or not (tcs := _get(ch[0], 'delta', 'tool_calls')): return []
     made = []
     for tc in tcs:
+        f, start = tc.function, tc.index not in known
         if tc.id: known[tc.index] = tc.id
-        elif tc.index not in known and tc.function is not None and tc.function.name and _idless_calls_dropped():
+        elif start and f is not None and f.name and _idless_calls_dropped():
             tc.id = known[tc.index] = _new_call_id(model or _get(c, 'model'))
             made.append(tc.id)
+        if start and unnamed and tc.id and f is not None and not f.name:  # (`stream_chunk_builder` keeps only calls with a name, 1.106.2 to 1.110.2)
+            f.name = unnamed
+            if named is not None: named.append(tc.id)
     return made
 
 # %% ../nbs/04_providers.ipynb #7058fdbb

@@ -178,6 +178,24 @@ def test_reply_call_without_name(fake_provider):
     assert chat.hist[1].tool_calls[0].function.name == 'unnamed_tool' and chat.hist[2]['tool_call_id'] == 'call_1'
     assert fp.last['messages'][1]['tool_calls'][0]['function']['name'] == 'unnamed_tool' and check_hist(chat.hist) is None
 
+@pytest.mark.parametrize('mode', ['plain', 'stream', 'astream'])
+def test_call_without_name_on_every_route(proto, mode):
+    "A call with an empty name, streamed or not, on every protocol: kept as 'unnamed_tool' and answered (litellm's stream builder dropped it, a lost request)"
+    import asyncio
+    fp, m, kw = proto
+    fp.queue(Reply("I'll call it", tool_calls=[dict(name='', arguments='{"a": 1, "b": 2}')]), "ok")
+    chat = (AsyncChat if mode=='astream' else Chat)(m, tools=[add], **kw)
+    async def arun(): return [o async for o in await chat("go", stream=True)]
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        if mode=='astream': asyncio.run(arun())
+        elif mode=='stream': list(chat("go", stream=True))
+        else: chat("go")
+    tc = chat.hist[1].tool_calls[0]
+    assert tc.function.name == 'unnamed_tool' and json.loads(tc.function.arguments) == {'a': 1, 'b': 2} and len(fp.requests) == 2
+    assert chat.hist[2]['tool_call_id'] == tc.id and 'not' in chat.hist[2]['content'].lower() and chat.hist[-1].content == 'ok'
+    assert [a.kind for a in chat.adjustments if a.kind=='tool_call'] == ['tool_call'] and check_hist(chat.hist) is None
+
 def test_first_request_bound_counts_reasoning(fake_provider):
     "A loaded history whose tool-call message carries long reasoning text is bounded with it: the context warning still comes before sending"
     from litellm import Message
