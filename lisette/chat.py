@@ -22,7 +22,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls
 from .tools import *
-from .tools import _tool_schemas, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel
+from .tools import _tool_schemas, _parse_args, _bind, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
 from litellm import completion_cost
 from .stream import *
@@ -53,9 +53,16 @@ def structured(m:str, msgs:list, tool:Callable, completefunc:Callable=completion
     tc = first(_filter_srvtools(contents(r)))
     if tc is None: raise ValueError(f"structured: the model answered without calling `{nm}` (finish_reason={stop_reason(r)!r}); "
                                     "check that the model supports forced tool calls.")
-    args = json.loads(tc.function.arguments or '{}')
+    try: args = _parse_args(tc.function.arguments)
+    except _ArgError as e: raise _bad_args(nm, 'that cannot be read', e, r, tc) from None
     if hasattr(tool, 'model_validate'): return tool.model_validate(args)
+    try: _bind(tool, nm, args)  # (what the model left out or made up, named before `tool` is called)
+    except _ArgError as e: raise _bad_args(nm, f"`{nm}` does not take", e, r, tc) from None
     return call_func(tool, args)
+
+def _bad_args(nm, what, e, r, tc):
+    return ValueError(f"structured: the model called `{nm}` with arguments {what} ({e}; finish_reason={stop_reason(r)!r}): "
+                      f"{_trunc_str(tc.function.arguments or '', 200, skip=0)!r}")
 
 # %% ../nbs/06_chat.ipynb #4aca0d56
 class _Call(NamedTuple): kw: dict

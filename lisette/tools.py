@@ -312,8 +312,18 @@ def _prep_call(tc, tool_schemas, ns, tc_res=None):
     except _ArgError as e: return None, f"Tool {fn} was not called: {e}. Call it again with valid arguments."
     except RecursionError: return None, f"Tool {fn} was not called: its arguments nest too deeply."
 
+from concurrent.futures import ThreadPoolExecutor
+
+def _sync_result(res):
+    "Tool result `res`, with an `async def` tool's coroutine run to its end (on a thread of its own when this one runs an event loop, as in Jupyter)"
+    if not inspect.isawaitable(res): return res
+    async def _await(): return await res
+    try: asyncio.get_running_loop()
+    except RuntimeError: return asyncio.run(_await())
+    with ThreadPoolExecutor(1, thread_name_prefix='lisette-async-tool') as ex: return ex.submit(asyncio.run, _await()).result()
+
 def _call(func, kwargs, raise_on_err=False):
-    try: return func(**kwargs)
+    try: return _sync_result(func(**kwargs))
     except Exception:
         if raise_on_err: raise
         return traceback.format_exc()

@@ -41,3 +41,13 @@ def test_structured_without_call_is_clear(proto):
     fp, m, kw = proto
     fp.queue("I'd rather chat.")
     with pytest.raises(ValueError, match='without calling `Pet`'): structured(m, [mk_msg("Tell me")], Pet, **kw)
+
+def test_structured_bad_arguments_are_clear(proto):
+    "Arguments cut off (or not JSON) or missing what the class needs: a ValueError naming the tool and the problem, on every protocol"
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[dict(name='President', arguments='{"first": "Tho')], stop='length'))
+    with pytest.raises(ValueError, match=r"^structured: the model called `President` with arguments (that cannot be read|`President` does not take \(missing required parameter `first`, `last`)"):
+        structured(m, [mk_msg("Tell me")], President, **kw)
+    fp.queue(Reply(tool_calls=[('President', {'first': 'Thomas', 'middle': 'J'})]))
+    with pytest.raises(ValueError, match=r"^structured: the model called `President` with arguments `President` does not take \(unknown parameter `middle`"):
+        structured(m, [mk_msg("Tell me")], President, **kw)

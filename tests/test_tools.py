@@ -273,3 +273,22 @@ def test_tool_reference_part_kept(fake_provider):
     chat = Chat('anthropic/claude-sonnet-4-5', tools=[odd_parts], api_base=fp.anthropic_base, api_key='k')
     chat('call it')
     assert tool_results(chat)[0] == odd_parts('tool_reference').content and not [a for a in chat.adjustments if a.kind=='tool_result']
+
+def test_async_tool_in_sync_chat(proto):
+    "An `async def` tool in a sync Chat is run: the model gets its value (not a coroutine's repr), its error as a traceback, on every protocol"
+    import asyncio, warnings
+    async def async_add(a:int, b:int) -> int:
+        "Add two numbers"
+        await asyncio.sleep(0)
+        return a + b
+    async def async_fail() -> int:
+        "Fail"
+        raise ValueError("nope")
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[('async_add', {'a': 1, 'b': 2}), ('async_fail', {})]), "3")
+    chat = Chat(m, tools=[async_add, async_fail], **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', RuntimeWarning)  # 'coroutine was never awaited' would fail the test
+        chat("1+2?")
+    res = [o['content'] for o in chat.hist if isinstance(o, dict) and o.get('role') == 'tool']
+    assert res[0] == '3' and 'ValueError: nope' in res[1] and 'coroutine' not in ''.join(res)
