@@ -395,8 +395,8 @@ def _fit_at(self:Chat, msgs):
     return [*range(nsp), *(nsp+i for i in at), *range(nsp+nh, len(msgs))]
 
 @patch
-def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, **kwargs):
-    "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments"
+def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, room=None, **kwargs):
+    "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments (`room`: what the context window leaves for the answer, and the prompt's tokens, when the model's maximum output would not fit)"
     sparams, info, m = self._sparams, self._info, self.model
     self._req_openai = self._to_openai  # (asked once a request: it reads the environment; its reply is judged by it too)
     msgs = fit_request(self, msgs, self._fit_at(msgs), echo=self._req_openai)  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
@@ -419,7 +419,11 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         if self._searchable: kw['web_search_options'] = {'search_context_size': _effort(s)}
         else: self._adjust(None, 'search', f"search={s!r} ignored: {self._which(lambda i: not _searches(i))} has no web search")
     if (mt := ifnone(max_tokens, self.max_tokens)) is None and (mt := (mo := self._max_out(info))[0]):
-        self._adjust(None, 'max_tokens', f"max_tokens={mt} ({mo[1]}) sent, as neither the call nor the chat set it")
+        if room and mt>room[0]:  # the prompt and that much output would overflow the window, which providers reject
+            self._adjust(None, 'max_tokens', f"max_tokens={(low := max(1, room[0]))} sent, as neither the call nor the chat set it: {mo[1]} ({mt}), "
+                                              f"lowered to what the context window leaves after the prompt's ~{room[1]} tokens")
+            mt = low
+        else: self._adjust(None, 'max_tokens', f"max_tokens={mt} ({mo[1]}) sent, as neither the call nor the chat set it")
     if mt: kw['max_tokens'] = int(mt)
     kw['stream'] = bool(stream)  # sent either way, as the original does (litellm's Responses route puts `stream: false` in the body)
     if stream: kw['stream_options'] = {'include_usage': True}
@@ -484,9 +488,12 @@ def _empty_reply(self:Chat, r):
     raise EmptyReplyError(f"{self.model} answered with no choices (id {getattr(r, 'id', None)!r}): there is no message to add to the history. "
                           "Nothing was sent again, as the request may have been billed; call the chat again to retry.")
 
+Chat._room = None  # what the context window leaves for the answer, when filling in the model's maximum output would overflow it
+
 @patch
-def _check_context(self:Chat, schemas, max_tokens):
-    "Warn before a request that would not fit the context window (with `fit_context`, shorten old tool results): True if it shortened"
+def _check_context(self:Chat, schemas, max_tokens, fill=None):
+    "Warn before a request that would not fit the context window (with `fit_context`, shorten old tool results): True if it shortened; `fill`: the `max_tokens` to be filled in when `max_tokens` is None"
+    self._room = None
     if not (w := self._window): return False
     sent = lambda h: paged(h, self.page_results)[0]  # what the model gets: paged results count by their page
     # `_ctx`: the tokens of the request up to message n0, exact (the provider's count, or ours) or a byte bound; (None, 0): unknown
@@ -495,7 +502,7 @@ def _check_context(self:Chat, schemas, max_tokens):
         (n0, t0), exact = self._hist_bound if self._hist_bound and self._hist_bound[0]<=len(self._hist) else (0, 0), False
         t0 += _bytes_bound([], schemas, self.sp)
     new = self._hist[n0:]  # paging only shortens: bounds and estimates of the whole results hold for what is sent
-    est, budget = t0 + _bytes_bound(new), w-(max_tokens or 0)  # a cheap upper bound: a byte per token for what is new
+    est, budget = t0 + _bytes_bound(new), w-(max_tokens or fill or 0)  # a cheap upper bound: a byte per token for what is new
     if est<=budget:
         if not exact: self._ctx = (len(self._hist), est, False)  # so the next turn bounds only its new messages
         return False
@@ -507,6 +514,8 @@ def _check_context(self:Chat, schemas, max_tokens):
     n = t0 + count_tokens(sent(new), self._target) if exact else count_tokens(sent(self._hist), self._target, schemas, self.sp)
     self._ctx = (len(self._hist), n, True)
     if n<=budget: return False
+    if max_tokens is None and fill: self._room = (w-n-min(n//20, (w-n)//2), n)  # (a margin for how far our count can fall short of the provider's)
+    if n<=w-(max_tokens or 0): return False
     h, done = check_context(sent(self._hist), self._target, schemas, self.sp, max_tokens=max_tokens, shorten=self.fit_context, window=w)
     for o in done: self._hist[o['index']] = h[o['index']]  # only what was shortened: paged results stay whole in the history
     if done:
@@ -600,9 +609,10 @@ def _ask(self:Chat, t):
     "Get the next response of turn `t` (a sub-generator yielding `_Call`, `_Sleep` and `_Out`)"
     attempt, waited = 0, 0.
     while True:
-        if not attempt and self._check_context(t.schemas, ifnone(t.opts.get('max_tokens'), self.max_tokens)): t.msgs = self._prep_msg(None, t.prefill)
+        mt = ifnone(t.opts.get('max_tokens'), self.max_tokens)
+        if not attempt and self._check_context(t.schemas, mt, None if mt is not None else self._max_out(self._info)[0]): t.msgs = self._prep_msg(None, t.prefill)
         if self._pages: self._offer_reader(t)
-        kw = self._request(t.msgs, schemas=t.schemas, **t.opts)
+        kw = self._request(t.msgs, schemas=t.schemas, room=self._room, **t.opts)
         if not attempt:
             # from the last check: messages appended to `chat.hist` since then are checked too
             check_hist(self._hist, start=min(t.start, self._checked, len(self._hist)), max_ckpts=self._max_hist_ckpts())

@@ -64,3 +64,25 @@ def test_near_the_window_counts_once_then_only_new_messages():
     again = _counted(chat, 'and again')
     assert again == [] or max(again) <= 3  # then the bound from the exact count settles it, or only the new messages are counted
     assert count_tokens(chat.hist, 'openai/gpt-4o-mini') < 128_000
+
+@pytest.mark.parametrize('model,base,words,window', [('openai/gpt-4o-mini', 'openai_base', 118_000, 128_000),
+                                                     ('anthropic/claude-sonnet-4-5', 'anthropic_base', 150_000, 200_000)])
+def test_filled_max_tokens_fits_the_window(fake_provider, model, base, words, window):
+    "A prompt that fits, with less room left than the model's maximum output: the filled-in max_tokens is lowered so that both fit (providers reject the sum), and said so"
+    import warnings
+    fp = fake_provider
+    fp.queue("ok", "ok", "ok")
+    chat = Chat(model, api_base=getattr(fp, base), api_key='k')
+    prompt = ' '.join(['word'] * words)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # it fits: no context warning
+        chat(prompt)
+    n, mt = count_tokens(mk_msgs([prompt]), model), fp.last['max_tokens']
+    assert 0 < mt < (model_info(model)['max_output_tokens']) and n + mt <= window
+    assert any(a.kind=='max_tokens' and 'lowered to what the context window leaves' in a.detail for a in chat.adjustments)
+    chat2 = Chat(model, api_base=getattr(fp, base), api_key='k', max_tokens=2000)  # the user's own max_tokens: sent as asked
+    chat2(prompt)
+    assert fp.last['max_tokens'] == 2000
+    chat3 = Chat(model, api_base=getattr(fp, base), api_key='k')  # a short prompt: the model's maximum output, as before
+    chat3("hi")
+    assert fp.last['max_tokens'] == model_info(model)['max_output_tokens']
