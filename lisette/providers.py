@@ -14,7 +14,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'adapt_request', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
-import base64, functools, importlib.metadata, inspect, json, os, threading, time, traceback
+import base64, copy, functools, importlib.metadata, inspect, json, os, threading, time, traceback
 from pathlib import Path
 import litellm
 from fastcore.utils import *
@@ -818,6 +818,36 @@ def _anthropic_pending_searches(kw):
     return kw | dict(messages=[_without_calls(o, p) if p else o for o,p in zip(msgs, pend)])
 
 _adapters.append(_anthropic_pending_searches)
+
+# %% ../nbs/04_providers.ipynb #686fe561
+_placeholder_probe = [{'role': 'user', 'content': 'hi'},
+                      {'role': 'assistant', 'content': '', 'tool_calls': [{'id': 'toolu_1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]},
+                      {'role': 'tool', 'tool_call_id': 'toolu_1', 'content': '1'}]
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _litellm_fills_blank_calls():
+    "Does the installed litellm give an Anthropic assistant message with tool calls and blank text a text block of its own?"
+    from litellm.litellm_core_utils.prompt_templates.factory import anthropic_messages_pt
+    try: out = anthropic_messages_pt(messages=copy.deepcopy(_placeholder_probe), model='claude-sonnet-4-5', llm_provider='anthropic')
+    except Exception: return False
+    return any(b.get('type')=='text' for b in out[1]['content'] if isinstance(b, dict))
+
+def _blank_with_calls(o):
+    return _get(o, 'role')=='assistant' and _get(o, 'tool_calls') and isinstance(c := _get(o, 'content'), str) and not c.strip()
+
+def _no_text(m):
+    "A copy of message `m` with no text"
+    if isinstance(m, dict): return {**m, 'content': None}
+    m = m.model_copy(); m.content = None
+    return m
+
+def _anthropic_blank_calls(kw):
+    m = kw['model']
+    if not ('claude' in m.lower() or m.startswith('anthropic/')) or not any(map(_blank_with_calls, kw.get('messages') or [])) \
+       or not _litellm_fills_blank_calls(): return kw
+    return kw | dict(messages=[_no_text(o) if _blank_with_calls(o) else o for o in kw['messages']])
+
+_adapters.append(_anthropic_blank_calls)
 
 # %% ../nbs/04_providers.ipynb #55da47c4
 import warnings

@@ -395,3 +395,18 @@ def test_paused_search_without_text_is_no_empty_reply(fake_provider, stream):
     r = c('Search otters', stream=stream)
     if stream: list(r)
     assert 'empty_reply' not in [a.kind for a in c.adjustments] and len(fp.requests) == 2
+
+@pytest.mark.parametrize('think', [None, 'l'])
+def test_streamed_call_without_text_sends_no_made_up_text(fake_provider, think):
+    "A streamed reply that only calls a tool (stored with content '') goes back to Anthropic as its tool_use alone: litellm 1.106 added a placeholder text block of its own"
+    from lisette import Chat
+    def add(a:int, b:int) -> int:
+        "Add"
+        return a + b
+    fp = fake_provider
+    fp.queue(Reply("", thinking="hmm" if think else None, tool_calls=[('add', {'a': 2, 'b': 2})]), "4")
+    chat = Chat('anthropic/claude-sonnet-4-5', tools=[add], api_base=fp.anthropic_base, api_key='k')
+    list(chat("What is 2+2?", think=think, stream=True))
+    sent = fp.requests[1].body['messages'][1]['content']
+    assert [b['type'] for b in sent] == (['thinking'] if think else []) + ['tool_use'], sent
+    assert chat.hist[1].content == '' and chat.hist[-1].content == '4'  # (the history keeps what the stream built)
