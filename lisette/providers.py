@@ -670,9 +670,24 @@ def _stream_fields_lost():
         return r.choices[0].message.provider_specific_fields.get('thought_signatures')!=['a', 'b']
     except Exception: return False
 
+@functools.cache
+def _reasoning_items_lost():
+    "Does the installed litellm's `stream_chunk_builder` drop the Responses `reasoning_items` a stream's last chunks carry (1.106.2)?"
+    ch = ModelResponseStream(choices=[dict(delta=dict(role='assistant', content='a', reasoning_items=[{'type': 'reasoning', 'id': 'rs_1', 'summary': []}]))])
+    try:
+        with quiet_litellm(): return not getattr(stream_chunk_builder([ch]).choices[0].message, 'reasoning_items', None)
+    except Exception: return False
+
+def _keep_reasoning_items(m, chunks):
+    "Give message `m` the Responses reasoning items of the last chunks of its stream (the terminal event's), which litellm 1.106 sends back with the message"
+    if m is None or getattr(m, 'reasoning_items', None) or not _reasoning_items_lost(): return
+    for c in reversed(chunks[-5:]):  # (the terminal event's chunk, maybe followed by litellm's finish and usage chunks)
+        if c.choices and (items := getattr(c.choices[0].delta, 'reasoning_items', None)): m.reasoning_items = items; return
+
 def merge_stream_fields(res, chunks):
-    "Response `res` built from stream `chunks`, with the server-side tool invocations and thought signatures of every chunk (litellm keeps the last chunk's)"
+    "Response `res` built from stream `chunks`, with the server-side tool invocations and thought signatures of every chunk (litellm keeps the last chunk's), and a Responses stream's reasoning items"
     m = res.choices[0].message if res is not None and res.choices else None
+    _keep_reasoning_items(m, chunks)
     psf = getattr(m, 'provider_specific_fields', None)
     if not psf or not ('server_side_tool_invocations' in psf or 'thought_signatures' in psf) or not _stream_fields_lost(): return res
     invs, sigs = {}, []

@@ -410,3 +410,22 @@ def test_streamed_call_without_text_sends_no_made_up_text(fake_provider, think):
     sent = fp.requests[1].body['messages'][1]['content']
     assert [b['type'] for b in sent] == (['thinking'] if think else []) + ['tool_use'], sent
     assert chat.hist[1].content == '' and chat.hist[-1].content == '4'  # (the history keeps what the stream built)
+
+@pytest.mark.parametrize('aio', [False, True])
+def test_streamed_responses_reasoning_goes_back(fake_provider, aio, tmp_path):
+    "A streamed Responses reply that reasoned, then called a tool: its reasoning item goes back before the call, as after a non-streamed one (litellm 1.106's builder dropped it), also after save and load"
+    from lisette import Chat, AsyncChat, save_chat, load_chat
+    def add(a:int, b:int) -> int:
+        "Add"
+        return a + b
+    fp = fake_provider
+    fp.queue(Reply("", thinking="Let me think", tool_calls=[('add', {'a': 2, 'b': 2})]), "4", "ok")
+    chat = (AsyncChat if aio else Chat)('openai/responses/gpt-5.4', tools=[add], api_base=fp.responses_base, api_key='k')
+    async def arun(): return [o async for o in await chat("What is 2+2?", think='l', stream=True)]
+    asyncio.run(arun()) if aio else list(chat("What is 2+2?", think='l', stream=True))
+    kinds = lambda body: [i.get('type') for i in body['input']]
+    assert kinds(fp.requests[1].body)[:4] == ['message', 'reasoning', 'function_call', 'function_call_output']
+    save_chat(chat, tmp_path/'c.json')
+    chat2 = load_chat(tmp_path/'c.json', api_base=fp.responses_base, api_key='k', tools=[add], cls=type(chat))
+    asyncio.run(chat2("and?")) if aio else chat2("and?")
+    assert kinds(fp.last)[:4] == ['message', 'reasoning', 'function_call', 'function_call_output']
