@@ -1042,7 +1042,7 @@ def _call(self:Chat, kw, stream):
         if _is_timeout(e) and not isinstance(e, ChatTimeout): raise lim.error() from e
         raise
     if not stream: self._unslot(); return r
-    seen, chunks = _Seen(self._target if self._group() else kw.get('model')), []
+    seen, chunks, failed = _Seen(self._target if self._group() else kw.get('model')), [], None
     try:
         for o in _timed(keep_built(watch_reply(r)), lim):
             seen(o); chunks.append(o)
@@ -1050,8 +1050,8 @@ def _call(self:Chat, kw, stream):
         res = _stream_response(r, chunks, seen)
         _check_stream(r, res)
         return res
-    except Exception as e: raise _stream_failure(e, seen, r, chunks)
-    finally: built_response(r); close_stream(r); self._unslot()  # a stream holds its slot until it ends
+    except Exception as e: failed = _stream_failure(e, seen, r, chunks); raise failed
+    finally: built_response(r); close_stream(r); self._unslot(failed)  # a stream holds its slot until it ends (a 429 read from it pauses the limiter)
 
 @patch
 def _drive(self:Chat, eng, stream):
@@ -1158,7 +1158,7 @@ class AsyncChat(Chat):
                             raise
                         if not stream: self._unslot()
                         if stream:
-                            seen, chunks, done = _Seen(self._target if self._group() else kw.get('model')), [], False
+                            seen, chunks, done, failed = _Seen(self._target if self._group() else kw.get('model')), [], False, None
                             try:
                                 async for o in _atimed(keep_built(watch_reply(r)), lim):
                                     seen(o); chunks.append(o)
@@ -1166,9 +1166,9 @@ class AsyncChat(Chat):
                                 send = _stream_response(r, chunks, seen)
                                 _check_stream(r, send)
                                 done = True
-                            except Exception as e: raise _stream_failure(e, seen, r, chunks)
+                            except Exception as e: failed = _stream_failure(e, seen, r, chunks); raise failed
                             finally:
-                                built_response(r); self._unslot()
+                                built_response(r); self._unslot(failed)
                                 # a stream read to its end has closed its HTTP response (the SDKs do at the end); awaiting
                                 # `aclose` then would only run litellm's logging tasks before the turn can go on
                                 if not done: await aclose_stream(r)

@@ -14,7 +14,9 @@ from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_types, _nonblank, _audio_problem
-from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank
+from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv
+from .tools import _provider_ran, _tc_id, _tc_name
+from .providers import paused_msg
 from .context import _msgs_bound
 from .usage import UsageStats
 from .chat import Chat
@@ -25,7 +27,8 @@ class LossyConversionWarning(UserWarning):
 
 class _Notes:
     def __init__(self, report, what): self.report, self.what, self.items = report, what, []
-    def __call__(self, i, s): self.items.append(f"message {i}: {s}" if i is not None else s)
+    def __call__(self, i, s):
+        if (n := f"message {i}: {s}" if i is not None else s) not in self.items: self.items.append(n)
     def done(self):
         if self.report is not None: self.report.extend(self.items)
         elif self.items:
@@ -45,10 +48,20 @@ def _note_extras(d, i, notes):
     for k in _extra_fields:
         if d.get(k): notes(i, f"`{k}` of the assistant response dropped (requests cannot carry it back)")
     if nested_idx(d, 'provider_specific_fields', 'citations'): notes(i, "citations dropped")
+    psf = d.get('provider_specific_fields') or {}
+    if isinstance(psf, dict) and (psf.get('server_tool_calls') or psf.get('web_search_calls')) and \
+       not any(str(_tc_id(tc)).startswith('srvtoolu_') for tc in d.get('tool_calls') or []):  # (litellm 1.110 keeps them here; 1.106 among the calls)
+        notes(i, "the provider's own tool call(s) left out (web_search: it ran them itself; a request cannot carry them back)")
 
 def _odd(p):
     "Whether content part `p` is one a conversion changes before checking: OpenAI's refusal, or a type no provider takes"
     return isinstance(p, dict) and isinstance(t := p.get('type'), str) and (t=='refusal' or t not in _part_types)
+
+def _providers_calls(m):
+    "{id: name} of the calls in assistant message `m` the provider runs itself (`srvtoolu_` ones it ran, or left pending in a paused turn)"
+    ran = _provider_ran(m)
+    res = {_tc_id(tc): _tc_name(tc) for tc in _get(m, 'tool_calls') or [] if _tc_id(tc) in ran}
+    return res | _unran_srv(m) if paused_msg(m) else res
 
 def _convertible(m, i, notes, refusal=None, check=True, keep_spoken=False):
     """Message `m` (index `i`) as a conversion takes it, then checked as `Chat` checks it (a wrong shape raises
@@ -59,10 +72,14 @@ def _convertible(m, i, notes, refusal=None, check=True, keep_spoken=False):
     if not isinstance(m, (dict, Message)): return check_msg(m, i)  # (raises)
     c = _get(m, 'content')
     spoken = _spoken(m, _get(m, 'role'), c) and not keep_spoken
-    if _get(m, 'role')!='function' and not _get(m, 'function_call') and not (isinstance(c, list) and any(map(_odd, c))) and not spoken:
+    srv = _providers_calls(m) if _get(m, 'tool_calls') else {}
+    if _get(m, 'role')!='function' and not _get(m, 'function_call') and not (isinstance(c, list) and any(map(_odd, c))) and not spoken and not srv:
         return check_msg(m, i) if check else m  # the usual case: nothing to leave out
     if _get(m, 'role')=='function': return notes(i, "legacy 'function' message dropped (use 'tool' messages)")
     d = dict(_plain(m))
+    if srv:  # a request can only carry a client's calls, each with its answer
+        d['tool_calls'] = [tc for tc in d.get('tool_calls') or [] if _tc_id(tc) not in srv] or None
+        notes(i, f"the provider's own tool call(s) left out ({', '.join(sorted(set(srv.values())))}: it ran them itself; a request cannot carry them back)")
     if d.pop('function_call', None): notes(i, "legacy function_call dropped (use tool_calls)")
     if spoken:  # only OpenAI takes its audio back, and only for a while: the words stay
         d.pop('audio', None)

@@ -80,10 +80,19 @@ def _start_in(self:Limiter):
         return start-now
 
 @patch
+def _abandon(self:Limiter, w):
+    "Waiter `w` gave up (interrupted or cancelled): out of the queue, or, if its slot came meanwhile, the slot passed on"
+    with self._lock:
+        if not w.granted: self._waiters.remove(w)
+    if w.granted: self.release()
+
+@patch
 def acquire(self:Limiter):
     "Wait (blocking) for a slot and this request's start time"
     w = _Waiter()
-    if not self._take(w): w.ev.wait()
+    if not self._take(w):
+        try: w.ev.wait()
+        except BaseException: self._abandon(w); raise  # (Ctrl-C while waiting)
     try:
         if (d := self._start_in())>0: time.sleep(d)
     except BaseException: self.release(); raise
@@ -94,11 +103,7 @@ async def aacquire(self:Limiter):
     w = _Waiter(asyncio.get_running_loop())
     if not self._take(w):
         try: await w.fut
-        except BaseException:
-            with self._lock:
-                if not w.granted: self._waiters.remove(w)
-            if w.granted: self.release()  # the slot came as we were cancelled: pass it on
-            raise
+        except BaseException: self._abandon(w); raise
     try:
         if (d := self._start_in())>0: await asyncio.sleep(d)
     except BaseException: self.release(); raise

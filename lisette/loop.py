@@ -10,7 +10,7 @@ __all__ = ['stall_note', 'stopped_result', 'page_note', 'call_key', 'StallDetect
 import json, threading
 from fastcore.utils import *
 from .messages import mk_msg, _get, _role, _nonblank
-from .tools import _tc_name, _tc_args
+from .tools import _tc_name, _tc_args, _base_id
 
 # %% ../nbs/05c_loop.ipynb #9865c40a
 def call_key(tc)->tuple:
@@ -120,7 +120,7 @@ def page_result(m, limit:int):
     "Tool message `m` as the model gets it: whole if its text fits in `limit` characters, else its start and how to read the rest"
     if _text_len(m)<=limit: return m
     txt, h, c = result_text(m), _get(m, 'tool_call_id'), _get(m, 'content')
-    head = txt[:limit] + page_note.format(n=len(txt), k=limit, h=h)
+    head = txt[:limit] + page_note.format(n=len(txt), k=limit, h=_base_id(h))  # (the id the model sees: Gemini's without its thought signature)
     other = [p for p in c if not (isinstance(p, dict) and p.get('type')=='text')] if isinstance(c, list) else []
     return {**m, 'content': [{'type': 'text', 'text': head}, *other] if other else head}
 
@@ -140,7 +140,8 @@ def paged(hist:list, limit:int=None,
 
 def find_result(hist:list, handle:str)->str|None:
     "The whole text of the tool result in `hist` answering call `handle`, or None"
-    return next((result_text(m) for m in reversed(hist) if _role(m)=='tool' and _get(m, 'tool_call_id')==handle), None)
+    b = _base_id(handle)  # (a Gemini call's handle, with or without its thought signature)
+    return next((result_text(m) for m in reversed(hist) if _role(m)=='tool' and _base_id(_get(m, 'tool_call_id'))==b), None)
 
 # %% ../nbs/05c_loop.ipynb #da6d7c29
 def mk_read_result(lookup, # `lookup(handle)`: the whole text of a result, or None

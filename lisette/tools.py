@@ -96,10 +96,20 @@ tc_refs_sp = ('You can reference previous tool call results using $`tool_call_id
 
 _re_ref = re.compile(r'^\$`([^`]+)`$')
 
+def _base_id(tid):
+    "Tool-call id `tid` without the thought signature litellm appends to a Gemini call's id (`…__thought__<signature>`): the id the model sees"
+    return tid.split('__thought__', 1)[0] if isinstance(tid, str) else tid
+
+def _res_key(tc_res, k):
+    "The key of `tc_res` that reference `k` names: itself, or the id it is the `_base_id` of; None when there is none"
+    if k in tc_res: return k
+    b = _base_id(k)
+    return next((j for j in tc_res if isinstance(j, str) and _base_id(j)==b), None)
+
 def _subst_refs(o, tc_res):
     if isinstance(o, str) and (m := _re_ref.match(o)):
-        k = m.group(1)
-        return tc_res[k] if k in tc_res else f"Tool result '{k}' not found!"
+        k = _res_key(tc_res, m.group(1))
+        return tc_res[k] if k is not None else f"Tool result '{m.group(1)}' not found!"
     if isinstance(o, dict): return {k:_subst_refs(v, tc_res) for k,v in o.items()}
     if isinstance(o, list): return [_subst_refs(v, tc_res) for v in o]
     return o
@@ -240,8 +250,7 @@ def _parse_args(args):
 def _ref(v, tc_res, text):
     "The stored result `v` refers to (its original text if `text`), or `v` if it is no reference"
     if not (isinstance(v, str) and (m := _re_ref.match(v))): return v
-    k = m.group(1)
-    if k not in tc_res: return f"Tool result '{k}' not found!"
+    if (k := _res_key(tc_res, m.group(1))) is None: return f"Tool result '{m.group(1)}' not found!"
     src = getattr(tc_res, 'src', None) or {}
     return src[k] if text and k in src else tc_res[k]
 

@@ -643,3 +643,28 @@ def test_save_keeps_mode_and_links(tmp_path):
     assert json.loads(target.read_text())['settings']['timeout'] == [None, 30]
     chat.use.prompt_tokens = 10**5000  # JSON's other failures are raised as they are
     with pytest.raises(ValueError, match='integer string conversion'): chat.save(p)
+
+@pytest.mark.parametrize('conv', ['openai', 'anthropic'])
+def test_export_leaves_out_the_providers_own_search(fake_provider, conv):
+    "A Claude reply that searched the web and called a client tool: the export carries the client's call only (litellm 1.106 kept the srvtoolu call among them, which OpenAI and Anthropic reject unanswered), and says so"
+    from lisette.interop import to_openai, to_anthropic
+    def lookup(key:str) -> str:
+        "Look up a key"
+        return key.upper()
+    fp = fake_provider
+    fp.queue(Reply('Looking.', tool_calls=[('lookup', {'key': 'a'})], web_search=[dict(query='q', url='https://x.org', title='X', cited_text='x')]), 'Done.')
+    chat = Chat('anthropic/claude-sonnet-4-5', tools=[lookup], api_base=fp.anthropic_base, api_key='k')
+    chat('Search, then look up a.')
+    rep = []
+    if conv == 'openai':
+        msgs = to_openai(chat.hist, report=rep)
+        assert [tc['function']['name'] for tc in msgs[1]['tool_calls']] == ['lookup']
+        fp.queue('ok')
+        r = httpx.post(fp.openai_base+'/chat/completions', json=dict(model='gpt-4o-mini', messages=msgs+[{'role': 'user', 'content': 'next'}]))
+    else:
+        _, msgs = to_anthropic(chat.hist, report=rep)
+        assert [b['type'] for b in msgs[1]['content']] == ['text', 'tool_use']
+        fp.queue('ok')
+        r = httpx.post(fp.url+'/v1/messages', json=dict(model='claude-sonnet-4-5', max_tokens=100, messages=msgs+[{'role': 'user', 'content': 'next'}]))
+    assert r.status_code == 200, r.text
+    assert sum("the provider's own tool call(s) left out (web_search" in n for n in rep) == 1

@@ -85,6 +85,32 @@ def test_cancelled_waiter_passes_its_slot_on():
         lim.release()
     asyncio.run(main())
 
+def test_interrupted_sync_waiter_leaves_no_slot_behind():
+    "Ctrl-C while a sync chat waits for a slot: the waiter leaves the queue, so the next release frees the slot (it was lost for good)"
+    import signal
+    lim = Limiter(max_concurrent=1)
+    lim.acquire()
+    ctrl_c = threading.Timer(0.2, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))  # (the user's Ctrl-C, while the main thread waits)
+    ctrl_c.start()
+    with pytest.raises(KeyboardInterrupt): lim.acquire()
+    assert len(lim._waiters) == 0
+    lim.release()
+    assert lim.inflight == 0
+    t = threading.Thread(target=lim.acquire, daemon=True)
+    t.start(); t.join(2)
+    assert not t.is_alive()  # the slot was there to take
+
+@pytest.mark.parametrize('aio', [False, True])
+def test_429_read_from_a_stream_pauses_the_limiter(proto, aio):
+    "A 429 that surfaces only when the stream is read (Gemini's, raised lazily by litellm) pauses the limiter, as on every other route"
+    fp, m, kw = proto
+    lim = Limiter(max_concurrent=2, jitter=0.0)
+    fp.queue(Reply(status=429, error='slow down', headers={'retry-after': '0.2'}), Reply('ok'))
+    chat = (AsyncChat if aio else Chat)(m, limiter=lim, **kw)
+    async def arun(): return [o async for o in await chat('hi', stream=True)]
+    asyncio.run(arun()) if aio else list(chat('hi', stream=True))
+    assert chat.hist[-1].content == 'ok' and lim.pauses == 1 and lim.inflight == 0 and len(fp.requests) == 2
+
 def test_limiter_is_not_saved(tmp_path):
     from lisette.interop import save_chat, load_chat
     c = Chat(M, limiter=Limiter(max_concurrent=2))

@@ -341,7 +341,7 @@ def test_paged_result_whole_for_refs_saving_and_display(proto, tmp_path):
     shown = [o for o in outs if isinstance(o, dict) and o.get('tool_call_id')==dump_id][0]
     assert big in shown['content'][-1]['text']  # what the caller (and display) gets is whole
     sent = results_of(fp.views[1])[0]
-    assert len(sent) < 40_500 and f"read_result(handle='{dump_id}', offset=40000)" in sent
+    assert len(sent) < 40_500 and f"read_result(handle='{dump_id.split('__thought__')[0]}', offset=40000)" in sent  # (Gemini's: the id the model sees)
     chat.save(tmp_path/'c.json')
     c2 = Chat.load(tmp_path/'c.json')
     assert c2.hist[2]['content'][-1]['text'] == big and c2.page_results == 40_000 and c2.stall == 2
@@ -362,3 +362,39 @@ def test_paging_off_and_small_results(proto):
         chat("Count abc.")  # the dump from before is paged from now on (so it fits), and read_result offered
     assert 'read_result' in tool_names(fp.views[3]) and results_of(fp.views[3])[-1] == '3'
     assert all(len(r) < 40_500 for r in results_of(fp.views[3]))
+
+def test_gemini_handles_are_the_ids_the_model_sees(fake_provider):
+    "On Gemini litellm's call ids carry the thought signature; the page note gives the id the model sees on the wire, and read_result and tc_refs take it"
+    import re, warnings
+    def big(n:int) -> str:
+        "A big result"
+        return ''.join(f'{i:07d}\n' for i in range(n))
+    def person() -> dict:
+        "Get a person"
+        return {'name': 'Alice'}
+    def greet(p:dict) -> str:
+        "Greet a person"
+        return f"Hello {p['name']}!" if isinstance(p, dict) else f"got {p!r}"
+    fp, seen = fake_provider, {}
+    wire = lambda body: [p['function_response'] for ct in body['contents'] for p in ct['parts'] if 'function_response' in p]
+    def answer(body, path):
+        n = len(fp.requests)
+        if n==1: return Reply('calling', tool_calls=[('big', {'n': 500})], thinking='plan')
+        if n==2:
+            fr = wire(body)[0]
+            seen['wire'], seen['handle'] = fr.get('id'), re.search(r"handle='([^']*)'", str(fr['response']))[1]
+            return Reply('reading', tool_calls=[('read_result', {'handle': seen['wire'], 'offset': 1000, 'length': 16})])
+        if n==3:
+            seen['read'] = str(wire(body)[-1]['response'])
+            return Reply('getting', tool_calls=[('person', {})], thinking='plan')
+        if n==4: return Reply('greeting', tool_calls=[('greet', {'p': f"$`{wire(body)[-1].get('id')}`"})])
+        seen['greet'] = str(wire(body)[-1]['response'])
+        return Reply('done')
+    fp.respond_with(answer)
+    chat = Chat('gemini/gemini-3-flash-preview', tools=[big, person, greet], tc_refs=True, page_results=1000, api_base=fp.gemini_base, api_key='k')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        chat('go', think='l', max_steps=6)
+    assert '__thought__' not in seen['wire'] and seen['handle'] == seen['wire']
+    assert 'characters 1,000-1,016 of' in seen['read'] and 'no tool result has handle' not in seen['read']
+    assert 'Hello Alice!' in seen['greet']
