@@ -158,6 +158,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._searches': ('chat.html#_searches', 'lisette/chat.py'),
                               'lisette.chat._stream_failure': ('chat.html#_stream_failure', 'lisette/chat.py'),
                               'lisette.chat._stream_response': ('chat.html#_stream_response', 'lisette/chat.py'),
+                              'lisette.chat._takes_timeout': ('chat.html#_takes_timeout', 'lisette/chat.py'),
                               'lisette.chat._temp_dropped': ('chat.html#_temp_dropped', 'lisette/chat.py'),
                               'lisette.chat._timed': ('chat.html#_timed', 'lisette/chat.py'),
                               'lisette.chat._unanswered': ('chat.html#_unanswered', 'lisette/chat.py'),

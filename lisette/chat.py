@@ -8,7 +8,7 @@ __all__ = ['effort', 'unnamed_tool', 'structured', 'add_warning', 'CostLimitErro
            'AsyncChat']
 
 # %% ../nbs/06_chat.ipynb #a22c8994
-import asyncio, itertools, json, math, operator, os, random, sys, threading, time, warnings
+import asyncio, inspect, itertools, json, math, operator, os, random, sys, threading, time, warnings
 import httpx
 from dataclasses import dataclass
 from functools import partial
@@ -828,7 +828,8 @@ def _is_timeout(e):
     seen = set()
     while e is not None and id(e) not in seen:
         seen.add(id(e))
-        if isinstance(e, (litellm.Timeout, TimeoutError, httpx.TimeoutException)) or 'ReadTimeout' in str(e): return True
+        # (litellm 1.106's Router keeps only the words of a read timed out mid-stream: "OpenAIException - timed out")
+        if isinstance(e, (litellm.Timeout, TimeoutError, httpx.TimeoutException)) or any(w in str(e) for w in ('ReadTimeout', 'Exception - timed out')): return True
         e = getattr(e, 'original_exception', None) or e.__cause__ or e.__context__
     return False
 
@@ -838,8 +839,14 @@ def _limits(self:Chat, kw, stream):
     own = 'timeout' in kw
     kw = dict(kw)
     lim = _Limits(kw.pop('timeout') if own else getattr(self, 'timeout', None), stream, kw.get('model', ''))
-    if lim.per_read is not None and (own or self.completefunc in (completion, acompletion)): kw['timeout'] = lim.per_read
+    if lim.per_read is not None and (own or _takes_timeout(self.completefunc)): kw['timeout'] = lim.per_read
     return lim, kw
+
+def _takes_timeout(f):
+    "Does completion function `f` take litellm's `timeout`: litellm's own, a Router's, or one that names it? (a sync call can only be stopped by its own)"
+    if f in (completion, acompletion) or router_of(f) is not None: return True
+    try: return 'timeout' in inspect.signature(f).parameters
+    except (TypeError, ValueError): return False
 
 def _timed(r, lim):
     "Stream `r`, stopped by a `ChatTimeout` once past its total limit or when a read times out"

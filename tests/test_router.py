@@ -208,3 +208,14 @@ def test_max_tokens_fits_the_fallbacks(fp):
     assert contents(chat("hi")).content == "from the fallback"
     assert fp.last['max_tokens'] == 16384
     assert "smallest maximum output of Router group claude's deployments and fallbacks" in dict(chat.adjustments)['max_tokens']
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_sync_timeout_through_router(stream):
+    "Chat(timeout=) holds for a sync chat on router.completion: the limit goes to the Router, which passes it to its deployment (it waited for the late answer)"
+    from lisette.chat import ChatTimeout
+    with FakeProvider() as fp:
+        fp.queue(Reply('late answer', delay=3) if not stream else Reply('a b c d e f', chunks=3, chunk_delay=3))
+        router = Router(model_list=[dict(model_name='g', litellm_params=dict(model='openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k'))], num_retries=0)
+        chat = Chat('g', completefunc=router.completion, timeout=1, retries=0)
+        with pytest.raises(ChatTimeout): list(chat('hi', stream=True)) if stream else chat('hi')
+        assert chat.hist == []
