@@ -207,10 +207,8 @@ def test_responses_search_count(fake_provider, stream):
 def test_thinking_through_tool_loop(proto, stream, request):
     fp, m, kw = proto
     if name(proto)=='openai': m = 'openai/o4-mini'  # gpt-4o-mini does not reason
-    from lisette.providers import _litellm_version
-    if name(proto)=='responses' and stream and _litellm_version < (1, 110): request.applymarker(pytest.mark.xfail(strict=True, reason=
-        "litellm's stream_chunk_builder (up to 1.106) drops the reasoning item of a streamed Responses turn, so the next request goes "
-        "without it; reproducer: test_responses_stream_drops_reasoning_item"))
+    # (litellm's stream_chunk_builder up to 1.106 drops the reasoning item of a streamed Responses turn, reproducer:
+    # test_responses_stream_drops_reasoning_item; `merge_stream_fields` puts it back)
     fp.queue(Reply("Adding.", thinking='I should add.', tool_calls=[('add', {'a': 2, 'b': 2}), ('add', {'a': 1})]),
              Reply("4 and 1.", thinking='Both done.'))
     chat = Chat(m, tools=[add], **kw)

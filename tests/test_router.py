@@ -116,7 +116,14 @@ def test_unknown_deployment_named(fp):
     with pytest.warns(AdjustmentWarning, match=r"openai/my-finetune \(deployed in Router group claude\)"): chat("hi")
     assert 'max_tokens' not in [a.kind for a in chat.adjustments]      # nothing filled in from a half-known group
 
-def test_deployment_window_bounds_the_chat(fp):
+@pytest.fixture
+def own_model_map():
+    "litellm 1.106's Router writes a deployment's model_info into litellm's global map (Sonnet's window stayed 3,000 for later tests): put a fresh copy back"
+    saved = {k: dict(v) if isinstance(v, dict) else v for k,v in litellm.model_cost.items()}
+    yield
+    litellm.model_cost = saved  # (a new map: lisette's per-model caches, keyed on it, start afresh)
+
+def test_deployment_window_bounds_the_chat(fp, own_model_map):
     "A context window set on the deployment (model_info) is the chat's: a request that cannot fit is shortened before it is sent"
     fp.respond_with(lambda body, path: "done")
     chat = Chat('claude', tools=[add], fit_context=True, max_tokens=100,
