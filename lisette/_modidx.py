@@ -437,6 +437,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._clone_info': ('providers.html#_clone_info', 'lisette/providers.py'),
                                    'lisette.providers._codex': ('providers.html#_codex', 'lisette/providers.py'),
                                    'lisette.providers._count_searches': ('providers.html#_count_searches', 'lisette/providers.py'),
+                                   'lisette.providers._counting': ('providers.html#_counting', 'lisette/providers.py'),
                                    'lisette.providers._deepseek_reasoning': ('providers.html#_deepseek_reasoning', 'lisette/providers.py'),
                                    'lisette.providers._deployments': ('providers.html#_deployments', 'lisette/providers.py'),
                                    'lisette.providers._ds_fills_itself': ('providers.html#_ds_fills_itself', 'lisette/providers.py'),

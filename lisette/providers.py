@@ -100,11 +100,24 @@ _search_caps = dict(supports_web_search=True)
 capability_fixes = {o: _search_caps for o in (gpt54, gpt54m, codex54, codex54m, codex55, codex53spark)}
 
 # %% ../nbs/04_providers.ipynb #7aab9a6d
+def _counting(register_model):
+    "litellm's `register_model`, counting its calls (in its `_lisette_calls`): one can change a model litellm knows, and the map keeps its length"
+    calls = [0]
+    @functools.wraps(register_model)
+    def counted(*args, **kwargs):
+        try: return register_model(*args, **kwargs)
+        finally: calls[0] += 1
+    counted._lisette_calls = calls
+    return counted
+
+if not hasattr(litellm.register_model, '_lisette_calls'): litellm.register_model = _counting(litellm.register_model)
+_no_calls = (0,)
+
 def _per_model(f):
-    "Cache `f(m)` per model; a change to litellm's model map (e.g. `register_model`) starts afresh. Callers must not mutate results."
+    "Cache `f(m)` per model; a change to litellm's model map (a new map, a model added, `register_model`) starts afresh. Callers must not mutate results."
     cache = {}
     def g(m):
-        k = (m, len(litellm.model_cost), id(litellm.model_cost))
+        k = (m, len(litellm.model_cost), id(litellm.model_cost), getattr(litellm.register_model, '_lisette_calls', _no_calls)[0])
         if (r := cache.get(k)) is None:
             if len(cache)>1024: cache.clear()
             r = cache[k] = f(m)

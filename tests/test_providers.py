@@ -429,3 +429,16 @@ def test_streamed_responses_reasoning_goes_back(fake_provider, aio, tmp_path):
     chat2 = load_chat(tmp_path/'c.json', api_base=fp.responses_base, api_key='k', tools=[add], cls=type(chat))
     asyncio.run(chat2("and?")) if aio else chat2("and?")
     assert kinds(fp.last)[:4] == ['message', 'reasoning', 'function_call', 'function_call_output']
+
+def test_register_model_change_is_seen(fake_provider):
+    "A register_model that changes a model litellm already knows (the map keeps its length) is seen by the next request: lisette's per-model caches start afresh"
+    from lisette import Chat
+    fp, m = fake_provider, 'openai/lisette-test-registered'
+    fp.queue("one", "two")
+    litellm.register_model({m: {'max_output_tokens': 1000, 'max_input_tokens': 8000, 'litellm_provider': 'openai', 'mode': 'chat'}})
+    chat = Chat(m, api_base=fp.openai_base, api_key='k')
+    chat("hi")
+    assert fp.last['max_tokens'] == 1000
+    litellm.register_model({m: {'max_output_tokens': 500, 'max_input_tokens': 8000, 'litellm_provider': 'openai', 'mode': 'chat'}})
+    chat("again")
+    assert fp.last['max_tokens'] == 500
