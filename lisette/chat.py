@@ -30,7 +30,7 @@ from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal)
+                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal, _name_nameless)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -514,8 +514,9 @@ def _check_context(self:Chat, schemas, max_tokens, fill=None):
     n = t0 + count_tokens(sent(new), self._target) if exact else count_tokens(sent(self._hist), self._target, schemas, self.sp)
     self._ctx = (len(self._hist), n, True)
     if n<=budget: return False
-    if max_tokens is None and fill: self._room = (w-n-min(n//20, (w-n)//2), n)  # (a margin for how far our count can fall short of the provider's)
-    if n<=w-(max_tokens or 0): return False
+    if n<=w-(max_tokens or 0):  # the prompt fits, but not with the `max_tokens` to be filled in: `_request` lowers that
+        if max_tokens is None and fill and (room := w-n-min(n//20, (w-n)//2))>0: self._room = (room, n)  # (a margin for how far our count can fall short of the provider's)
+        return False
     h, done = check_context(sent(self._hist), self._target, schemas, self.sp, max_tokens=max_tokens, shorten=self.fit_context, window=w)
     for o in done: self._hist[o['index']] = h[o['index']]  # only what was shortened: paged results stay whole in the history
     if done:
@@ -828,8 +829,9 @@ def _is_timeout(e):
     seen = set()
     while e is not None and id(e) not in seen:
         seen.add(id(e))
-        # (litellm 1.106's Router keeps only the words of a read timed out mid-stream: "OpenAIException - timed out")
-        if isinstance(e, (litellm.Timeout, TimeoutError, httpx.TimeoutException)) or any(w in str(e) for w in ('ReadTimeout', 'Exception - timed out')): return True
+        if isinstance(e, (litellm.Timeout, TimeoutError, httpx.TimeoutException)) or 'ReadTimeout' in str(e): return True
+        # (litellm 1.106's Router keeps only the words of a stream read that timed out: "OpenAIException - timed out")
+        if stream_broke(e) and 'Exception - timed out' in str(e): return True
         e = getattr(e, 'original_exception', None) or e.__cause__ or e.__context__
     return False
 
@@ -927,7 +929,8 @@ def _has_calls(res, ids):
 def _stream_response(r, chunks, seen=None):
     "The complete response of stream `r`: litellm's own build when it made one (no second build), else built from `chunks`; Gemini's per-chunk fields merged either way"
     built = built_response(r)
-    if built is not None and seen is not None and not _has_calls(built, seen.made+seen.named): built = None  # built from copies made before `mend_chunk` (Gemini)
+    if seen is not None: seen.ended()
+    if built is not None and seen is not None and not _has_calls(built, seen.made+seen.named): built = None  # built before a call was named, or from copies made before `mend_chunk` (Gemini)
     res = keep_refusal(merge_stream_fields(built, chunks) or _build(chunks), chunks)
     if seen is not None and (seen.made or seen.named) and isinstance(hp := _hidden(res), dict):  # for `_fix_calls` to report
         hp['lisette_made_ids'], hp['lisette_named_ids'] = seen.made, seen.named
@@ -1017,10 +1020,13 @@ def _in_call_order(tc_res, tcs):
 
 class _Seen:
     "Stream post-processor: citations to footnotes, ids for tool calls that came without (`mend_chunk`), and a count of chunks seen (a stream that started is not retried)"
-    def __init__(self, model=None): self.n, self.known, self.made, self.named, self.model = 0, {}, [], [], model  # `model`: the request's, for the ids' style
+    def __init__(self, model=None): self.n, self.known, self.made, self.nameless, self.named, self.model = 0, {}, [], {}, [], model  # `model`: the request's, for the ids' style
     def __call__(self, chunk):
         self.n += 1; cite_footnote(chunk)
-        if made := mend_chunk(chunk, self.known, self.model, unnamed_tool, self.named): self.made += made
+        if made := mend_chunk(chunk, self.known, self.model, self.nameless): self.made += made
+    def ended(self):
+        "The stream ended: calls still without a name are named `unnamed_tool` (answered as calls of a tool the chat does not have)"
+        if self.nameless: self.named = _name_nameless(self.nameless, unnamed_tool)
 
 def _for_caller(chunk):
     "Pass stream `chunk` on? Not the choice-less usage chunk that the `include_usage` Chat asks for brings (litellm 1.110 passes it through): its usage goes into the response"

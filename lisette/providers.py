@@ -747,8 +747,8 @@ def _idless_calls_dropped():
         with quiet_litellm(): return not stream_chunk_builder([ch]).choices[0].message.tool_calls
     except Exception: return False
 
-def mend_chunk(c, known:dict, model:str=None, unnamed:str=None, named:list=None)->list:
-    "Give the tool calls that start without an id in stream chunk `c` one in the style of `model`'s provider, and those without a name the name `unnamed` (their ids go in `named`); litellm would drop both: the ids made"
+def mend_chunk(c, known:dict, model:str=None, nameless:dict=None)->list:
+    "Give the tool calls that start without an id in stream chunk `c` one in the style of `model`'s provider (litellm would drop them): the ids made; calls still without a name go in `nameless` (see `_name_nameless`)"
     # (read through `__dict__`: pydantic's path for a field litellm left unset costs more than the rest of a chunk's handling)
     if not (ch := getattr(c, '__dict__', {}).get('choices')) or not (tcs := _get(ch[0], 'delta', 'tool_calls')): return []
     made = []
@@ -758,10 +758,15 @@ def mend_chunk(c, known:dict, model:str=None, unnamed:str=None, named:list=None)
         elif start and f is not None and f.name and _idless_calls_dropped():
             tc.id = known[tc.index] = _new_call_id(model or _get(c, 'model'))
             made.append(tc.id)
-        if start and unnamed and tc.id and f is not None and not f.name:  # (`stream_chunk_builder` keeps only calls with a name, 1.106.2 to 1.110.2)
-            f.name = unnamed
-            if named is not None: named.append(tc.id)
+        if nameless is None or f is None: continue
+        if f.name: nameless.pop(tc.index, None)  # (a name may come after the call's first delta)
+        elif start and tc.id: nameless[tc.index] = tc
     return made
+
+def _name_nameless(nameless:dict, name:str)->list:
+    "Name `name` the calls a stream left without a name (`mend_chunk`'s `nameless`; `stream_chunk_builder` keeps only named calls, 1.106.2 to 1.110.2): their ids"
+    for tc in nameless.values(): tc.function.name = name
+    return [tc.id for tc in nameless.values()]
 
 # %% ../nbs/04_providers.ipynb #7058fdbb
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model

@@ -74,8 +74,9 @@ def test_filled_max_tokens_fits_the_window(fake_provider, model, base, words, wi
     fp.queue("ok", "ok", "ok")
     chat = Chat(model, api_base=getattr(fp, base), api_key='k')
     prompt = ' '.join(['word'] * words)
+    from lisette.context import ContextWindowWarning
     with warnings.catch_warnings():
-        warnings.simplefilter('error')  # it fits: no context warning
+        warnings.simplefilter('error', ContextWindowWarning)  # it fits: no context warning
         chat(prompt)
     n, mt = count_tokens(mk_msgs([prompt]), model), fp.last['max_tokens']
     assert 0 < mt < (model_info(model)['max_output_tokens']) and n + mt <= window

@@ -435,10 +435,14 @@ def test_register_model_change_is_seen(fake_provider):
     from lisette import Chat
     fp, m = fake_provider, 'openai/lisette-test-registered'
     fp.queue("one", "two")
-    litellm.register_model({m: {'max_output_tokens': 1000, 'max_input_tokens': 8000, 'litellm_provider': 'openai', 'mode': 'chat'}})
-    chat = Chat(m, api_base=fp.openai_base, api_key='k')
-    chat("hi")
-    assert fp.last['max_tokens'] == 1000
-    litellm.register_model({m: {'max_output_tokens': 500, 'max_input_tokens': 8000, 'litellm_provider': 'openai', 'mode': 'chat'}})
-    chat("again")
-    assert fp.last['max_tokens'] == 500
+    try:
+        litellm.register_model({m: {'max_output_tokens': 1000, 'max_input_tokens': 8000, 'litellm_provider': 'openai', 'mode': 'chat'}})
+        chat = Chat(m, api_base=fp.openai_base, api_key='k')
+        chat("hi")
+        assert fp.last['max_tokens'] == 1000
+        litellm.register_model({m: {'max_output_tokens': 500, 'max_input_tokens': 8000, 'litellm_provider': 'openai', 'mode': 'chat'}})
+        chat("again")
+        assert fp.last['max_tokens'] == 500
+    finally:
+        litellm.model_cost.pop(m, None)
+        litellm.register_model({})  # (the map as it was: caches start afresh)

@@ -196,6 +196,29 @@ def test_call_without_name_on_every_route(proto, mode):
     assert chat.hist[2]['tool_call_id'] == tc.id and 'not' in chat.hist[2]['content'].lower() and chat.hist[-1].content == 'ok'
     assert [a.kind for a in chat.adjustments if a.kind=='tool_call'] == ['tool_call'] and check_hist(chat.hist) is None
 
+def test_streamed_call_named_in_a_later_delta(fake_provider):
+    "A streamed call whose first delta has its id but no name, the name coming next: the call keeps its name and runs"
+    import itertools
+    from lisette.testing import _oa_sse
+    fp = fake_provider
+    evs = _oa_sse(Reply(tool_calls=[('add', {'a': 1, 'b': 2})]), {'model': 'gpt-4o-mini'}, 1, [('call_1', 'add', '{"a": 1, "b": 2}')])
+    evs = [e.replace(b'"name": "add"', b'"name": null') if b'"id": "call_1"' in e else e for e in evs]
+    late = b'data: ' + json.dumps({'id': 'chatcmpl-fake1', 'object': 'chat.completion.chunk', 'created': 1, 'model': 'gpt-4o-mini', 'choices': [
+        {'index': 0, 'delta': {'tool_calls': [{'index': 0, 'function': {'name': 'add'}}]}, 'finish_reason': None}]}).encode() + b'\n\n'
+    first = next(i for i,e in enumerate(evs) if b'"id": "call_1"' in e)
+    fp.queue(Reply(raw=b''.join(evs[:first+1] + [late] + evs[first+1:]), headers={'content-type': 'text/event-stream'}), "3")
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    list(chat("add", stream=True))
+    assert chat.hist[1].tool_calls[0].function.name == 'add' and chat.hist[2]['content'] == '3'
+    assert not any(a.kind=='tool_call' for a in chat.adjustments)
+
+def test_server_error_saying_timed_out_is_retried(fake_provider):
+    "A 500 whose message is 'timed out' is the provider's error, retried as any 500 (not taken for the chat's own time limit)"
+    fp = fake_provider
+    fp.queue(Reply(status=500, error='timed out'), "fine")
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k', retries=2)
+    assert contents(_quiet(chat, "hi")).content == "fine" and len(fp.requests) == 2
+
 def test_first_request_bound_counts_reasoning(fake_provider):
     "A loaded history whose tool-call message carries long reasoning text is bounded with it: the context warning still comes before sending"
     from litellm import Message

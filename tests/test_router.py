@@ -121,7 +121,10 @@ def own_model_map():
     "litellm 1.106's Router writes a deployment's model_info into litellm's global map (Sonnet's window stayed 3,000 for later tests): put a fresh copy back"
     saved = {k: dict(v) if isinstance(v, dict) else v for k,v in litellm.model_cost.items()}
     yield
-    litellm.model_cost = saved  # (a new map: lisette's per-model caches, keyed on it, start afresh)
+    litellm.model_cost = saved
+    for clear in (getattr(litellm.get_model_info, 'cache_clear', None), getattr(litellm.utils, '_invalidate_model_cost_lowercase_map', None)):
+        if clear: clear()  # (litellm's own caches of the map)
+    litellm.register_model({})  # (lisette's per-model caches start afresh after a register_model)
 
 def test_deployment_window_bounds_the_chat(fp, own_model_map):
     "A context window set on the deployment (model_info) is the chat's: a request that cannot fit is shortened before it is sent"
