@@ -30,7 +30,7 @@ from .stream import _trunc_str, _build
 from .providers import (model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal, _name_nameless)
+                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal, _name_nameless, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -826,13 +826,10 @@ class _Limits:
 
 def _is_timeout(e):
     "Is failure `e` (or what caused it) a timeout?"
-    seen = set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        if isinstance(e, (litellm.Timeout, TimeoutError, httpx.TimeoutException)) or 'ReadTimeout' in str(e): return True
+    for l in _chain(e):
+        if isinstance(l, (litellm.Timeout, TimeoutError, httpx.TimeoutException)) or 'ReadTimeout' in str(l): return True
         # (litellm 1.106's Router keeps only the words of a stream read that timed out: "OpenAIException - timed out")
-        if stream_broke(e) and 'Exception - timed out' in str(e): return True
-        e = getattr(e, 'original_exception', None) or e.__cause__ or e.__context__
+        if stream_broke(l) and 'Exception - timed out' in str(l): return True
     return False
 
 @patch

@@ -833,13 +833,17 @@ def _litellm_replays_pause():
     from litellm.litellm_core_utils.prompt_templates import factory
     return hasattr(factory, '_paused_turn_replay')
 
+def _replaced(m, **fields):
+    "A copy of message `m` (a dict or a litellm `Message`) with `fields` set"
+    if isinstance(m, dict): return {**m, **fields}
+    m = m.model_copy()
+    for k,v in fields.items(): setattr(m, k, v)
+    return m
+
 def _without_calls(m, ids):
     "A copy of message `m` without its tool calls `ids`"
     tcs = [tc for tc in _get(m, 'tool_calls') if _tc_id(tc) not in ids] or None
-    c = _get(m, 'content') or (None if tcs else '.')  # (a message left with nothing is no message to Anthropic)
-    if isinstance(m, dict): return {**m, 'tool_calls': tcs, 'content': c}
-    m = m.model_copy(); m.tool_calls, m.content = tcs, c
-    return m
+    return _replaced(m, tool_calls=tcs, content=_get(m, 'content') or (None if tcs else '.'))  # (a message left with nothing is no message to Anthropic)
 
 def _anthropic_pending_searches(kw):
     m = kw['model']
@@ -868,17 +872,11 @@ def _litellm_fills_blank_calls():
 def _blank_with_calls(o):
     return _get(o, 'role')=='assistant' and _get(o, 'tool_calls') and isinstance(c := _get(o, 'content'), str) and not c.strip()
 
-def _no_text(m):
-    "A copy of message `m` with no text"
-    if isinstance(m, dict): return {**m, 'content': None}
-    m = m.model_copy(); m.content = None
-    return m
-
 def _anthropic_blank_calls(kw):
-    m = kw['model']
-    if not ('claude' in m.lower() or m.startswith('anthropic/')) or not any(map(_blank_with_calls, kw.get('messages') or [])) \
-       or not _litellm_fills_blank_calls(): return kw
-    return kw | dict(messages=[_no_text(o) if _blank_with_calls(o) else o for o in kw['messages']])
+    m = kw['model']  # (the probe, asked once, before any pass over the messages: litellm 1.110 needs none)
+    if not _litellm_fills_blank_calls() or not ('claude' in m.lower() or m.startswith('anthropic/')) \
+       or not any(map(_blank_with_calls, kw.get('messages') or [])): return kw
+    return kw | dict(messages=[_replaced(o, content=None) if _blank_with_calls(o) else o for o in kw['messages']])
 
 _adapters.append(_anthropic_blank_calls)
 
