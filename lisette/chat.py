@@ -509,7 +509,9 @@ def _check_context(self:Chat, schemas, max_tokens, fill=None):
     # inconclusive (the bound is 3-4x the count for prose): unless an estimate reaches half the budget (or we must fit the
     # window), trust it and let the provider's count (in the usage of the reply) replace it; see `estimate_tokens`
     est = t0 + _bytes_bound(new, w=1/3) if exact else _bytes_bound(self._hist, schemas, self.sp, w=1/3)  # a bound's prefix: estimate it too
-    if not self.fit_context and est <= budget/2: return False
+    if not self.fit_context and est <= budget/2:
+        if not exact: self._ctx = (len(self._hist), 2*est, False)  # trusted as a bound of twice itself: the next turn adds only its new messages
+        return False
     # near the window: count exactly, only the messages the last exact count did not cover
     n = t0 + count_tokens(sent(new), self._target) if exact else count_tokens(sent(self._hist), self._target, schemas, self.sp)
     self._ctx = (len(self._hist), n, True)

@@ -56,6 +56,20 @@ def test_estimate_settles_what_the_bound_cannot():
     assert _bytes_bound(hist) > 128_000 - 1000 and estimate_tokens(hist) < (128_000-1000)/2
     assert _counted(chat, 'next') == []
 
+def test_trusted_estimate_is_not_repeated_every_turn():
+    "Once an estimate settles a long history, later turns add only their new messages to it (not a pass over all 5,000)"
+    import lisette.chat as lc
+    hist = mk_msgs([('word ' * 40) for i in range(800)])
+    chat = Chat('openai/gpt-4o-mini', hist=hist, completefunc=_canned, max_tokens=1000)
+    sizes = []
+    def spy(h, *a, **kw): sizes.append(len(h)); return _bytes_bound(h, *a, **kw)
+    with mock.patch.object(lc, '_bytes_bound', spy): chat('next')
+    assert max(sizes) >= len(hist)  # the first turn bounds (and estimates) the whole history
+    sizes.clear()
+    with mock.patch.object(lc, '_bytes_bound', spy): chat('and again')
+    assert sizes and max(sizes) <= 3  # the next one only what is new since
+    assert _counted(chat, 'once more') == []
+
 def test_near_the_window_counts_once_then_only_new_messages():
     hist = mk_msgs([('word ' * 40) for i in range(800)])
     chat = Chat('openai/gpt-4o-mini', hist=hist, completefunc=_canned, fit_context=True, max_tokens=1000)
