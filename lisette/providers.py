@@ -4,14 +4,14 @@
 
 # %% auto #0
 __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt54m', 'codex54', 'codex54m', 'codex55',
-           'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'model_info',
-           'supported_params', 'has_search', 'router_of', 'router_version', 'router_group', 'router_fallbacks',
-           'group_info', 'group_params', 'think_kw', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
-           'paused_msg', 'mark_paused', 'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream',
-           'aclose_stream', 'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_unread',
-           'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally',
-           'keep_built', 'built_response', 'merge_stream_fields', 'native_stop_warning', 'mend_chunk', 'install_mends',
-           'adapt_request', 'reply_refusal', 'keep_refusal']
+           'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'unnamed_tool',
+           'model_info', 'supported_params', 'has_search', 'router_of', 'router_version', 'router_group',
+           'router_fallbacks', 'group_info', 'group_params', 'think_kw', 'CodexAuthError', 'codex_auth_file',
+           'codex_auth', 'paused', 'paused_msg', 'mark_paused', 'supports_cache_ckpts', 'missing_keys',
+           'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished',
+           'stream_content_type', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
+           'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
+           'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, threading, time, traceback
@@ -763,7 +763,9 @@ def mend_chunk(c, known:dict, model:str=None, nameless:dict=None)->list:
         elif start and tc.id: nameless[tc.index] = tc
     return made
 
-def _name_nameless(nameless:dict, name:str)->list:
+unnamed_tool = 'unnamed_tool'  # the name a reply's tool call without one is given (providers reject an empty name)
+
+def _name_nameless(nameless:dict, name:str=unnamed_tool)->list:
     "Name `name` the calls a stream left without a name (`mend_chunk`'s `nameless`; `stream_chunk_builder` keeps only named calls, 1.106.2 to 1.110.2): their ids"
     for tc in nameless.values(): tc.function.name = name
     return [tc.id for tc in nameless.values()]

@@ -15,7 +15,7 @@ from litellm.types.utils import StreamingChoices, Delta
 from .messages import contents, tool_dtls_tag, _get, _shown_calls
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id, _provider_ran
 from .usage import quiet_litellm
-from .providers import merge_stream_fields, mend_chunk, keep_refusal, install_mends
+from .providers import merge_stream_fields, mend_chunk, keep_refusal, install_mends, _name_nameless
 
 # %% ../nbs/05_stream.ipynb #dd30988f
 def _text_only(c):
@@ -50,8 +50,9 @@ def _merge_text_runs(chunks):
     return res
 
 def _build(chunks):
-    known = {}
-    for c in chunks: mend_chunk(c, known)  # a tool call that came without an id would be dropped
+    known, nameless = {}, {}
+    for c in chunks: mend_chunk(c, known, nameless=nameless)  # a tool call that came without an id would be dropped
+    _name_nameless(nameless)  # and one that never got a name too: it is kept, named `unnamed_tool`
     with quiet_litellm(): return keep_refusal(merge_stream_fields(stream_chunk_builder(_merge_text_runs(chunks)), chunks), chunks)  # see `lisette.providers`
 
 def stream_with_complete(gen, postproc=noop):
