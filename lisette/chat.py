@@ -26,7 +26,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_lit
 from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
-from .providers import (unnamed_tool, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
+from .providers import (unnamed_tool, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal, _name_nameless, _chain)
@@ -421,6 +421,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
             self._adjust(None, 'max_tokens', f"max_tokens={(low := max(1, room[0]))} sent, as neither the call nor the chat set it: {mo[1]} ({mt}), "
                                               f"lowered to what the context window leaves after the prompt's ~{room[1]} tokens")
             mt = low
+            if think: self._fit_thinking(kw, think, low)
         else: self._adjust(None, 'max_tokens', f"max_tokens={mt} ({mo[1]}) sent, as neither the call nor the chat set it")
     if mt: kw['max_tokens'] = int(mt)
     kw['stream'] = bool(stream)  # sent either way, as the original does (litellm's Responses route puts `stream: false` in the body)
@@ -433,6 +434,18 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     else: res = adapt_request(kw | kwargs)
     if 'temperature' in kw and 'temperature' not in res: self._adjust(None, 'temperature', _temp_dropped(f"{m} takes none here", kw['temperature']))
     return res
+
+# %% ../nbs/06_chat.ipynb #1bc82383
+@patch
+def _fit_thinking(self:Chat, kw, think, max_tokens):
+    "Keep the thinking budget of request `kw` under the `max_tokens` the chat lowered it to"
+    if not (b := thinking_budget(self._target, kw)) or b < max_tokens: return
+    for k in ('reasoning_effort', 'thinking'): kw.pop(k, None)
+    if (nb := max_tokens//2) >= min_thinking_budget:
+        kw['thinking'] = {'type': 'enabled', 'budget_tokens': nb}
+        self._adjust(None, 'think', f"think={think!r}: thinking budget {nb} tokens sent, not {b}, as the context window leaves {max_tokens} for the answer")
+    else: self._adjust(None, 'think', f"think={think!r} left out: the context window leaves {max_tokens} tokens for the answer, "
+                                      f"under Claude's smallest thinking budget ({min_thinking_budget})")
 
 # %% ../nbs/06_chat.ipynb #9c3d7df4
 @patch

@@ -4,14 +4,15 @@
 
 # %% auto #0
 __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt54m', 'codex54', 'codex54m', 'codex55',
-           'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes', 'unnamed_tool',
-           'model_info', 'supported_params', 'has_search', 'router_of', 'router_version', 'router_group',
-           'router_fallbacks', 'group_info', 'group_params', 'think_kw', 'CodexAuthError', 'codex_auth_file',
-           'codex_auth', 'paused', 'paused_msg', 'mark_paused', 'supports_cache_ckpts', 'missing_keys',
-           'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished',
-           'stream_content_type', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
-           'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
-           'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request', 'reply_refusal', 'keep_refusal']
+           'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes',
+           'min_thinking_budget', 'unnamed_tool', 'model_info', 'supported_params', 'has_search', 'router_of',
+           'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params', 'think_kw',
+           'thinking_budget', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused',
+           'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
+           'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_unread', 'watch_reply',
+           'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally', 'keep_built',
+           'built_response', 'merge_stream_fields', 'native_stop_warning', 'mend_chunk', 'install_mends',
+           'adapt_request', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, threading, time, traceback
@@ -274,6 +275,19 @@ def think_kw(m:str, think)->tuple:
     if think=='x': e = 'xhigh' if model_info(m).get('supports_xhigh_reasoning_effort') else 'high'
     if m.startswith('chatgpt/'): return dict(reasoning={'effort': e, 'summary': 'auto'}), e
     return dict(reasoning_effort=e), e
+
+# %% ../nbs/04_providers.ipynb #24bc3b24
+min_thinking_budget = 1024  # Anthropic's smallest thinking budget
+
+def thinking_budget(m:str, tk:dict)->int|None:
+    "The thinking budget in tokens that litellm sends Claude model `m` for the thinking kwargs `tk` (`think_kw`'s); None: none fixed, or not Claude"
+    if isinstance(t := tk.get('thinking'), dict): return t.get('budget_tokens')
+    if 'claude' not in m.lower() or not (e := tk.get('reasoning_effort')): return None
+    try:
+        from litellm.llms.anthropic.chat.transformation import AnthropicConfig
+        model, prov, _, _ = litellm.get_llm_provider(m)
+        return (AnthropicConfig._map_reasoning_effort(e, model, prov) or {}).get('budget_tokens')
+    except Exception: return None  # (litellm moved its mapping: no budget known, the request goes as asked)
 
 # %% ../nbs/04_providers.ipynb #5a1e94b8
 from functools import cache

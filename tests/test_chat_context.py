@@ -101,3 +101,18 @@ def test_filled_max_tokens_fits_the_window(fake_provider, model, base, words, wi
     chat3 = Chat(model, api_base=getattr(fp, base), api_key='k')  # a short prompt: the model's maximum output, as before
     chat3("hi")
     assert fp.last['max_tokens'] == model_info(model)['max_output_tokens']
+
+@pytest.mark.parametrize('words,kept', [(194_000, True), (197_500, False)])
+def test_lowered_max_tokens_keeps_claude_thinking_valid(fake_provider, words, kept):
+    "The filled-in max_tokens lowered under Claude's thinking budget: the budget is lowered with it, or thinking left out (Anthropic rejects max_tokens <= budget_tokens); both said"
+    fp = fake_provider
+    fp.queue("ok")
+    chat = Chat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')
+    chat(' '.join(['word'] * words), think='h')
+    b, mt = fp.last, fp.last['max_tokens']
+    assert mt < 4096  # lowered under litellm's budget for 'high'
+    notes = [a.detail for a in chat.adjustments if a.kind=='think']
+    if kept:
+        assert 1024 <= b['thinking']['budget_tokens'] < mt and 'thinking budget' in notes[0]
+    else:
+        assert 'thinking' not in b and 'left out' in notes[0]
