@@ -51,3 +51,15 @@ def test_structured_bad_arguments_are_clear(proto):
     fp.queue(Reply(tool_calls=[('President', {'first': 'Thomas', 'middle': 'J'})]))
     with pytest.raises(ValueError, match=r"^structured: the model called `President` with arguments `President` does not take \(unknown parameter `middle`"):
         structured(m, [mk_msg("Tell me")], President, **kw)
+
+def test_astructured(proto):
+    "Async structured output on every protocol; an async completefunc given to the sync `structured` is a clear TypeError, nothing sent"
+    import asyncio
+    from litellm import acompletion
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[('Pet', {'name': 'Rex', 'age': 3})]))
+    o = asyncio.run(astructured(m, ["Tell me"], Pet, **kw))
+    assert isinstance(o, Pet) and o.age == 3 and fp.views[-1]['tool_choice'] == 'Pet'
+    n = len(fp.requests)
+    with pytest.raises(TypeError, match='astructured'): structured(m, ["Tell me"], Pet, completefunc=acompletion, **kw)
+    assert len(fp.requests) == n
