@@ -433,7 +433,10 @@ def _dec(o):
         d = _dec(o['fields'])
         f, core = d.pop('function'), {k:d.pop(k) for k in ('id', 'type', 'index') if k in d}
         tc = ChatCompletionMessageToolCall(function=Function(**f), **core)
-        for k,v in d.items(): setattr(tc, k, v)
+        for k,v in d.items():
+            if k.startswith('_') or hasattr(ChatCompletionMessageToolCall, k):  # (a file must not replace its methods, e.g. `model_dump`)
+                raise ValueError(f"a tool call's {k!r} is not a field a saved chat has")
+            setattr(tc, k, v)
         return tc
     return {k:_dec(v) for k,v in o.items()}
 

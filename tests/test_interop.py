@@ -547,6 +547,16 @@ def test_load_rejects_non_json_constants(tmp_path):
     p.write_text(p.read_text().replace('"content": "hello"', '"content": "hello", "x": NaN'))
     with pytest.raises(SavedChatError, match='NaN is not a JSON value'): load_chat(p)
 
+def test_load_rejects_tool_call_fields_that_replace_methods(tmp_path):
+    "A saved tool call whose fields name a method (model_dump) or a private name: SavedChatError, not a chat that loads and then cannot be saved"
+    chat = Chat('openai/gpt-4o-mini', hist=['add', mk_tc_req('', [mk_tc('add', tcid='call_1', a=1)]), {'role': 'tool', 'tool_call_id': 'call_1', 'content': '1'}, 'ok'])
+    p = chat.save(tmp_path/'c.json')
+    good = p.read_text()
+    assert load_chat(p).hist[1].tool_calls[0].id == 'call_1'
+    for k in ('model_dump', '_secret'):
+        p.write_text(good.replace('"id": "call_1"', f'"id": "call_1", "{k}": "not a method"', 1))
+        with pytest.raises(SavedChatError, match=rf"hist\[1\].*{k}.*not a field"): load_chat(p)
+
 def test_to_anthropic_keeps_tool_reference():
     "A tool result's `tool_reference` part (Anthropic's tool search) is an Anthropic block: to_anthropic passes it on, as litellm does"
     tc = mk_tc('add', tcid='call_1', a=1)
