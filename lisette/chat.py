@@ -26,7 +26,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_lit
 from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
-from .providers import (unnamed_tool, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
+from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal, _name_nameless, _chain)
@@ -705,10 +705,12 @@ def _fix_calls(self:Chat, t, m, made=(), named=()):
             else: f.name = unnamed_tool
             self._adjust(t, 'tool_call', f"the reply's call {tid!r} came without a tool name: named {unnamed_tool!r} (no tool runs for it)")
         if tid in made: self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call came without an id: given the id {tid!r}")
+        elif litellm_made_id(tid): tid = None  # (litellm's uuid4 for a call without one: given one in the provider's style, and said)
         if tid.__class__ is str and (tid.startswith('srvtoolu_') or tid and tid not in used): used.add(tid); continue  # (the provider's own calls keep theirs)
         tc.id = new = _new_call_id(self._target)  # in the style of the provider's own ids
         used.add(new)
-        why = 'is missing' if not tid else f"is a {type(tid).__name__}" if tid.__class__ is not str else 'is already used in this chat'
+        if tid is None or tid=='': self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call came without an id: given the id {new!r}"); continue
+        why = f"is a {type(tid).__name__}" if tid.__class__ is not str else 'is already used in this chat'
         self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call: its id {tid!r} {why}, so it was given the id {new!r} (each call needs its own)")
 
 @patch
@@ -964,13 +966,19 @@ def _stream_response(r, chunks, seen=None):
         hp['lisette_made_ids'], hp['lisette_named_ids'] = seen.made, seen.named
     return res
 
-def _check_stream(r, resp):
-    "Raise `IncompleteStreamError` when stream `r` ended without the provider finishing it, or with events litellm skipped unread (`resp`: what it built)"
+def _unread_why(r, e=None):
+    "Why litellm could not read all of stream `r` (events that were not JSON; `e`: the error it raised, if any), or None"
     if unread := stream_unread(r):
         n, first = unread
-        raise _incomplete(r, resp, head="litellm could not read the whole stream",
-                          why=f"it skipped {n} event{'s'*(n>1)} that {'were' if n>1 else 'was'} not JSON, {'the first ' if n>1 else ''}beginning {first[:60]!r}, "
-                              "so the answer may miss part of its text")
+        if not n: return f"an event was not JSON, beginning {first[:60]!r}, and litellm read nothing after it"
+        return (f"it skipped {n} event{'s'*(n>1)} that {'were' if n>1 else 'was'} not JSON, {'the first ' if n>1 else ''}beginning {first[:60]!r}, "
+                "so the answer may miss part of its text")
+    if e is not None and (j := next((x for x in _chain(e) if isinstance(x, json.JSONDecodeError)), None)):  # (OpenAI's SDK stops at one)
+        return f"an event was not JSON ({j}), and litellm read nothing after it"
+
+def _check_stream(r, resp):
+    "Raise `IncompleteStreamError` when stream `r` ended without the provider finishing it, or with events litellm skipped unread (`resp`: what it built)"
+    if why := _unread_why(r): raise _incomplete(r, resp, head="litellm could not read the whole stream", why=why)
     if stream_finished(r) is not False: return
     raise _incomplete(r, resp)
 
@@ -990,6 +998,7 @@ def _stream_failure(e, seen, r, chunks=()):
             err = _incomplete(r, got, head="litellm stopped reading the stream before the provider finished its answer",
                               why=f"the same chunk came {litellm.REPEATED_STREAMING_CHUNK_LIMIT} times in a row, which litellm takes for a model "
                                   "stuck in a loop; if the text repeats on purpose, raise `litellm.REPEATED_STREAMING_CHUNK_LIMIT`")
+        elif why := _unread_why(r, e): err = _incomplete(r, got, head="litellm could not read the whole stream", why=why)
         else: err = _incomplete(r, got, why=_broke_why(e))
         err.__cause__, e, mid = e, err, True
     elif seen.n: mid = True
@@ -997,6 +1006,20 @@ def _stream_failure(e, seen, r, chunks=()):
     else: mid = replied or not isinstance(e, (litellm.RateLimitError, litellm.ServiceUnavailableError, litellm.InternalServerError))
     e.lisette_midstream = mid
     return e
+
+# %% ../nbs/06_chat.ipynb #2418d953
+@patch
+def _kept_after_drop(self:Chat, e, r, chunks, seen):
+    "The complete response of stream `r` if failure `e` is a dropped connection after the provider's finish reason, else None"
+    if not chunks or stream_finished(r) is not True or stream_unread(r) or _is_timeout(e): return None
+    ch = list(_chain(e))
+    if not any(isinstance(x, (litellm.APIConnectionError, httpx.TransportError)) for x in ch) or any(isinstance(x, json.JSONDecodeError) for x in ch): return None
+    try: res = _stream_response(r, chunks, seen)
+    except Exception: return None
+    sent_use = any(_get(c, 'usage') for c in chunks)
+    self._adjust(None, 'stream', f"the connection dropped after {self.model} had finished its answer (finish reason {stop_reason(res)!r}), "
+                                 f"before the stream's end: the answer was kept{'' if sent_use else ', with litellm estimating its usage, which never arrived'}")
+    return res
 
 # %% ../nbs/06_chat.ipynb #ea4e3a22
 @patch
@@ -1091,7 +1114,9 @@ def _call(self:Chat, kw, stream):
         res = _stream_response(r, chunks, seen)
         _check_stream(r, res)
         return res
-    except Exception as e: failed = _stream_failure(e, seen, r, chunks); raise failed
+    except Exception as e:
+        if (res := self._kept_after_drop(e, r, chunks, seen)) is not None: return res
+        failed = _stream_failure(e, seen, r, chunks); raise failed
     finally: built_response(r); close_stream(r); self._unslot(failed)  # a stream holds its slot until it ends (a 429 read from it pauses the limiter)
 
 @patch
@@ -1207,7 +1232,8 @@ class AsyncChat(Chat):
                                 send = _stream_response(r, chunks, seen)
                                 _check_stream(r, send)
                                 done = True
-                            except Exception as e: failed = _stream_failure(e, seen, r, chunks); raise failed
+                            except Exception as e:
+                                if (send := self._kept_after_drop(e, r, chunks, seen)) is None: failed = _stream_failure(e, seen, r, chunks); raise failed
                             finally:
                                 built_response(r); self._unslot(failed)
                                 # a stream read to its end has closed its HTTP response (the SDKs do at the end); awaiting

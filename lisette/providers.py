@@ -12,7 +12,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_unread', 'watch_reply',
            'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally', 'keep_built',
            'built_response', 'merge_stream_fields', 'native_stop_warning', 'mend_chunk', 'install_mends',
-           'adapt_request', 'reply_refusal', 'keep_refusal']
+           'adapt_request', 'litellm_made_id', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, threading, time, traceback
@@ -528,7 +528,10 @@ def _not_json(s):
     except ValueError: return True
 
 def _watch_unread(it, d):
-    "Count in `d` (a litellm stream's `__dict__`) the events of Responses stream iterator `it` that litellm skipped unread"
+    "Count in `d` (a litellm stream's `__dict__`) the events of Responses stream iterator `it` that litellm skipped unread (Anthropic's and Gemini's: keep `it`)"
+    # litellm's Anthropic and Gemini readers (1.106.2 to 1.110.2) take an event that is not JSON for the first fragment of
+    # one the network split, and add every later event to it: none is read again, and the stream ends with them unread
+    if getattr(it, 'chunk_type', None) is not None: d['_lisette_acc'] = it; return
     # litellm (1.106.2 to 1.110.2 at least) drops a Responses event that is not JSON without a word
     # (`BaseResponsesAPIStreamingIterator._process_chunk`: "If we can't parse the chunk, continue"), and the answer misses its text
     inner = getattr(it, 'response_iterator', None)
@@ -543,8 +546,12 @@ def _watch_unread(it, d):
     inner._process_chunk = _process_chunk  # (litellm calls `self._process_chunk(...)`: the instance's own comes first)
 
 def stream_unread(r):
-    "(how many, the first) of the events of litellm stream `r` that litellm skipped because it could not read them; None when it read them all"
-    return getattr(r, '__dict__', {}).get('_lisette_unread')
+    "(how many, the first) of the events of litellm stream `r` that litellm skipped because it could not read them (0: that one and all after it); None when it read them all"
+    d = getattr(r, '__dict__', {})
+    if (u := d.get('_lisette_unread')) is not None: return u
+    it = d.get('_lisette_acc')
+    if it is not None and getattr(it, 'chunk_type', None)=='accumulated_json' and (rest := str(getattr(it, 'accumulated_json', '') or '').strip()):
+        return (0, rest)  # (what was still buffered when the stream ended: it never parsed)
 
 def _is_litellm_stream(r): return hasattr(r, 'completion_stream') and not _router_rewrap(r)
 
@@ -805,6 +812,66 @@ def adapt_request(kw:dict)->dict:
     if _on_first_request: install_mends()
     for f in _adapters: kw = f(kw)
     return kw
+
+# %% ../nbs/04_providers.ipynb #12da31c7
+from litellm.types.utils import ChatCompletionMessageToolCall
+_made_ids = {}  # ids litellm made up for tool calls that came without one, oldest first
+
+@functools.cache
+def _litellm_makes_ids():
+    "Does the installed litellm give a tool call built without an id one of its own?"
+    return ChatCompletionMessageToolCall(function={'name': 'f', 'arguments': '{}'}).id is not None
+
+def _note_made_ids():
+    "Wrap litellm's tool call constructor so the ids it makes up are known (`litellm_made_id`; idempotent)"
+    T = ChatCompletionMessageToolCall
+    if not _litellm_makes_ids() or getattr(T.__init__, '_lisette', False): return
+    init = T.__init__
+    @functools.wraps(init)
+    def __init__(self, function, id=None, type=None, **params):
+        init(self, function, id, type, **params)
+        if id is None:
+            _made_ids[self.id] = None
+            if len(_made_ids)>4096:
+                try: del _made_ids[next(iter(_made_ids))]
+                except (KeyError, RuntimeError, StopIteration): pass  # (another thread trimmed it first)
+    __init__._lisette = True
+    T.__init__ = __init__
+
+_on_first_request.append(_note_made_ids)
+
+def litellm_made_id(tid)->bool:
+    "Is `tid` an id litellm made up for a tool call that came without one?"
+    return tid.__class__ is str and tid in _made_ids
+
+# %% ../nbs/04_providers.ipynb #70cc798e
+def _with_id(block):
+    "Anthropic content `block`, with an empty id if it is a tool call that came without one"
+    return {**block, 'id': ''} if isinstance(block, dict) and block.get('type')=='tool_use' and 'id' not in block else block
+
+@functools.cache
+def _anthropic_needs_ids():
+    "Does the installed litellm fail on an Anthropic `tool_use` block without an id?"
+    from litellm.llms.anthropic.chat.transformation import AnthropicConfig
+    try: AnthropicConfig.convert_tool_use_to_openai_format({'type': 'tool_use', 'name': 'f', 'input': {}}, 0)
+    except KeyError: return True
+    return False
+
+def _anthropic_idless_calls():
+    "Wrap litellm's Anthropic reply and stream readers so a `tool_use` block without an id reaches the chat with an empty one (idempotent)"
+    from litellm.llms.anthropic.chat.transformation import AnthropicConfig
+    from litellm.llms.anthropic.chat.handler import ModelResponseIterator
+    if not _anthropic_needs_ids() or getattr(ModelResponseIterator.chunk_parser, '_lisette', False): return
+    conv, parse = AnthropicConfig.convert_tool_use_to_openai_format, ModelResponseIterator.chunk_parser
+    AnthropicConfig.convert_tool_use_to_openai_format = staticmethod(functools.wraps(conv)(lambda anthropic_tool_content, index: conv(_with_id(anthropic_tool_content), index)))
+    @functools.wraps(parse)
+    def chunk_parser(self, chunk):
+        if isinstance(chunk, dict) and chunk.get('type')=='content_block_start': chunk = {**chunk, 'content_block': _with_id(chunk.get('content_block'))}
+        return parse(self, chunk)
+    chunk_parser._lisette = True
+    ModelResponseIterator.chunk_parser = chunk_parser
+
+_on_first_request.append(_anthropic_idless_calls)
 
 # %% ../nbs/04_providers.ipynb #604d4781
 import random, sys, uuid

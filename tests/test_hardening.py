@@ -47,7 +47,7 @@ def _raises_incomplete(fp, m, kw, reply, what):
     chat = Chat(m, **kw)
     with pytest.raises(IncompleteStreamError) as ei: _stream(chat, "hi")
     msg = str(ei.value)
-    assert 'before the provider finished' in msg and 'Nothing was added to the history' in msg and what in msg
+    assert ('before the provider finished' in msg or msg.startswith('litellm could not read the whole stream')) and 'Nothing was added to the history' in msg and what in msg
     assert len(fp.requests) == 1 and chat.hist == []  # not retried, nothing stored
     fp.reset(); fp.queue("fine")
     assert contents(chat("again")).content == 'fine' and check_hist(chat.hist) is None
@@ -93,6 +93,45 @@ def test_unreadable_responses_event_raises(fake_provider, aio):
             with pytest.raises(IncompleteStreamError, match=r"^litellm could not read the whole stream \(it skipped 1 event that was not JSON, "
                                r"beginning '\{\"type\": \"response.output_text.delta\".*19 characters of text \('fish frog newt wolf'\)"): run()
             assert chat.hist == [] and len(fp.requests) == 1
+
+def _events(proto, rep):
+    "The fake provider's own stream events of `rep` on `proto`"
+    b = {'model': 'm', 'stream_options': {'include_usage': True}, 'input': []}
+    return {'openai': lambda: _oa_sse(rep, b, 1, []), 'anthropic': lambda: _an_sse(rep, b, 1, [], itertools.count(5)),
+            'gemini': lambda: _gm_sse(rep, 'm', 1, []), 'responses': lambda: _rs_sse(rep, b, 1, [])}[proto]()
+
+@pytest.mark.parametrize('aio', [False, True])
+def test_event_not_json_is_said_on_every_protocol(proto, aio, request):
+    "An event that is not JSON mid-stream, on every protocol: 'litellm could not read the whole stream', not a missing finish reason (Gemini, Anthropic: litellm read no event after it) nor a connection error (OpenAI); nothing stored, not re-sent"
+    fp, m, kw = proto
+    name = request.node.callspec.params['proto']
+    evs = _events(name, Reply("fish bird frog newt wolf", chunks=5))
+    i = next(i for i,e in enumerate(evs) if b'bird' in e)
+    head, sep, data = evs[i].partition(b'data: ')
+    evs[i] = head + sep + data[:len(data)//2].rstrip() + b'\n\n'  # the event cut in half: not JSON
+    fp.queue(Reply(raw=b''.join(evs)), "never sent")
+    chat = (AsyncChat if aio else Chat)(m, retries=2, **kw)
+    async def arun(): return [o async for o in await chat("hi", stream=True)]
+    with pytest.raises(IncompleteStreamError, match=r"^litellm could not read the whole stream \((it skipped 1 event|an event was not JSON)"):
+        asyncio.run(arun()) if aio else _stream(chat, "hi")
+    assert chat.hist == [] and len(fp.requests) == 1
+
+@pytest.mark.parametrize('aio', [False, True])
+@pytest.mark.parametrize('name,finish', [('openai', b'"finish_reason": "stop"'), ('anthropic', b'message_delta')])
+def test_drop_after_finish_keeps_answer(fake_provider, name, finish, aio):
+    "The connection drops after the provider's finish reason, before the stream's end (OpenAI: usage and [DONE]; Anthropic: message_stop): the complete answer is kept and the drop reported, sync and async alike"
+    fp = fake_provider
+    m = {'openai': 'openai/gpt-4o-mini', 'anthropic': 'anthropic/claude-sonnet-4-5'}[name]
+    rep = Reply("one two three", chunks=3)
+    evs = _events(name, rep)
+    rep.truncate_after = next(i for i,e in enumerate(evs) if finish in e) + 1
+    fp.queue(rep, "never sent")
+    chat = (AsyncChat if aio else Chat)(m, api_base=getattr(fp, name+'_base'), api_key='k', retries=2)
+    async def arun(): return [o async for o in await chat("hi", stream=True)]
+    asyncio.run(arun()) if aio else _stream(chat, "hi")
+    assert chat.hist[-1].content == "one two three" and len(fp.requests) == 1 and check_hist(chat.hist) is None
+    notes = [a.detail for a in chat.adjustments if a.kind=='stream']
+    assert len(notes) <= 1 and all('finished its answer' in n and 'was kept' in n for n in notes)  # (a transport that read it all sees no drop)
 
 @pytest.mark.parametrize('aio', [False, True])
 @pytest.mark.parametrize('raw', _bad_bodies)

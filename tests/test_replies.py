@@ -483,3 +483,40 @@ def test_reply_refusal_of_a_dict():
     from lisette.providers import reply_refusal
     d = {'role': 'assistant', 'content': None, 'provider_specific_fields': {'refusal': 'No.'}}
     assert reply_refusal(d) == 'No.' and d == {'role': 'assistant', 'content': None, 'provider_specific_fields': None, 'refusal': 'No.'}
+
+def _anthropic_idless(stream):
+    "An Anthropic reply (body or event stream) whose tool_use block has no `id` key"
+    msg = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "tool_use", "stop_sequence": None,
+           "content": [{"type": "text", "text": "Let me add."}, {"type": "tool_use", "name": "add", "input": {"a": 1, "b": 2}}],
+           "usage": {"input_tokens": 10, "output_tokens": 5}}
+    if not stream: return json.dumps(msg).encode()
+    ev = [("message_start", {"type": "message_start", "message": {**msg, "content": [], "stop_reason": None}}),
+          ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "name": "add", "input": {}}}),
+          ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"a\":1,\"b\":2}"}}),
+          ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+          ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 5}}),
+          ("message_stop", {"type": "message_stop"})]
+    return ''.join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e,d in ev).encode()
+
+_oa_idless = json.dumps({"id": "x", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini",
+    "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None,
+        "tool_calls": [{"type": "function", "function": {"name": "add", "arguments": "{\"a\":1,\"b\":2}"}}]}}],
+    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}).encode()
+
+@pytest.mark.parametrize('case', ['openai', 'anthropic', 'anthropic-stream'])
+@pytest.mark.parametrize('cls', [Chat, AsyncChat])
+async def test_reply_call_without_id_key(fake_provider, case, cls):
+    "A call with no `id` at all: OpenAI's (litellm quietly made up a uuid4) and Anthropic's (litellm failed on `['id']`) get an id in the provider's style, run, and are reported"
+    fp = fake_provider
+    stream = case.endswith('stream')
+    m, base, raw = (('openai/gpt-4o-mini', fp.openai_base, _oa_idless) if case=='openai' else
+                    ('anthropic/claude-sonnet-4-5', fp.anthropic_base, _anthropic_idless(stream)))
+    fp.queue(Reply(raw=raw), 'It is 3')
+    chat = cls(m, tools=[add], api_base=base, api_key='k')
+    r = chat('add 1 and 2', stream=stream)
+    if cls is AsyncChat: r = await r
+    if stream: [o async for o in r] if cls is AsyncChat else list(r)
+    tid = chat.hist[1].tool_calls[0].id
+    assert tid.startswith('call_' if case=='openai' else 'toolu_') and chat.hist[2]['tool_call_id'] == tid and chat.hist[2]['content'] == '3'
+    assert [a.detail for a in chat.adjustments if a.kind=='tool_call_id'] == [f"the reply's add call came without an id: given the id {tid!r}"]
+    assert chat.hist[-1].content == "It is 3" and check_hist(chat.hist) is None and len(fp.requests) == 2
