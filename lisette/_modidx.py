@@ -967,6 +967,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'lisette.usage._show_bad': ('usage.html#_show_bad', 'lisette/usage.py'),
                                'lisette.usage._some': ('usage.html#_some', 'lisette/usage.py'),
                                'lisette.usage._tokens': ('usage.html#_tokens', 'lisette/usage.py'),
+                               'lisette.usage._totals': ('usage.html#_totals', 'lisette/usage.py'),
                                'lisette.usage._ts': ('usage.html#_ts', 'lisette/usage.py'),
                                'lisette.usage._usage_row': ('usage.html#_usage_row', 'lisette/usage.py'),
                                'lisette.usage._where': ('usage.html#_where', 'lisette/usage.py'),

@@ -7,7 +7,7 @@ __all__ = ['SCHEMA_VERSION', 'search_count', 'quiet_litellm', 'UsageStats', 'mis
            'usage_row', 'LisetteUsageLogger', 'UsageTable', 'usage_by_model', 'usage_by_day', 'costliest_calls']
 
 # %% ../nbs/03_usage.ipynb #986122ce
-import math, operator
+import math, operator, warnings
 from dataclasses import dataclass, fields
 from fastcore.utils import *
 import litellm
@@ -558,18 +558,29 @@ _sums = """count(*) AS calls, sum(prompt_tokens) AS prompt_tokens, sum(completio
     sum(cached_tokens) AS cached_tokens, sum(web_search_requests) AS searches, sum(coalesce(cost, response_cost, 0)) AS cost"""
 
 # %% ../nbs/03_usage.ipynb #a2d4e7d4
+_summed = ('prompt_tokens', 'completion_tokens', 'cached_tokens', 'web_search_requests', 'cost', 'response_cost')
+_not_numbers = ' OR '.join(f"typeof({c}) NOT IN ('integer', 'real', 'null')" for c in _summed)
+
+def _totals(db, sql, w, a):
+    "Rows of summing query `sql` (condition `w`, arguments `a`), with a warning when rows it adds hold text where numbers belong (SQLite adds it as 0)"
+    res = _read(db, sql, a)
+    if n := _read(db, f"SELECT count(*) AS n FROM usage WHERE ({w}) AND ({_not_numbers})", a)[0].n:
+        warnings.warn(f"{n} call(s) in the usage log {getattr(db, 'db_path', db)} hold a token count or cost that is not a number "
+                      "(an edited or damaged file?): the totals add them as 0", UserWarning, stacklevel=3)
+    return res
+
 def usage_by_model(db, # A `LisetteUsageLogger` or the path of its database
                    user_id=None, # Only this user's calls
                    since=None # Only calls from this time on (datetime or unix seconds)
                   )->'UsageTable':
     "Calls, tokens and cost for each model, costliest first"
     w, a = _where(user_id, since)
-    return _read(db, f"SELECT model, {_sums} FROM usage WHERE {w} GROUP BY model ORDER BY cost DESC", a)
+    return _totals(db, f"SELECT model, {_sums} FROM usage WHERE {w} GROUP BY model ORDER BY cost DESC", w, a)
 
 def usage_by_day(db, user_id=None, since=None)->'UsageTable':
     "Calls, tokens and cost for each day (UTC), oldest first"
     w, a = _where(user_id, since)
-    return _read(db, f"SELECT date(timestamp, 'unixepoch') AS day, {_sums} FROM usage WHERE {w} GROUP BY day ORDER BY day", a)
+    return _totals(db, f"SELECT date(timestamp, 'unixepoch') AS day, {_sums} FROM usage WHERE {w} GROUP BY day ORDER BY day", w, a)
 
 def costliest_calls(db, n:int=5, user_id=None, since=None)->'UsageTable':
     "The `n` costliest calls"

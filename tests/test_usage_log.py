@@ -439,6 +439,20 @@ def test_usage_by_day(filled):
     assert [(r['day'], r['calls'], r['cost']) for r in t] == [('2026-01-01', 2, 2.5), ('2026-01-02', 2, 1.25)]
     assert [r['day'] for r in usage_by_day(filled, since=1_767_312_000)] == ['2026-01-02']
 
+def test_totals_warn_about_text_where_numbers_belong(filled):
+    "A shared or edited log with a cost or count that is not a number: SQLite adds it as 0, so the totals say so (and are right without it)"
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        usage_by_model(filled); usage_by_day(filled)  # a sound log: no warning
+    c = sqlite3.connect(filled.db_path); c.execute("UPDATE usage SET cost='lots' WHERE call_id='1'"); c.commit(); c.close()
+    for q in (usage_by_model, usage_by_day):
+        with pytest.warns(UserWarning, match=r"1 call\(s\) in the usage log .* not a number .* add them as 0"): t = q(filled)
+    assert sum(r["cost"] for r in t) == pytest.approx(0.5+1.0+0.25)  # everything but the call whose cost is text
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        usage_by_model(filled, user_id='ann')  # that row is bob's: not in these totals, no warning
+
 def test_costliest_calls(filled):
     t = costliest_calls(filled, 3)
     assert [(r['model'], r['user_id'], r['cost']) for r in t] == [('b', 'bob', 2.0), ('a', 'ann', 1.0), ('a', 'ann', 0.5)]
