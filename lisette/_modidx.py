@@ -251,6 +251,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'lisette.interop._an_thinking': ('interop.html#_an_thinking', 'lisette/interop.py'),
                                  'lisette.interop._an_tool_result': ('interop.html#_an_tool_result', 'lisette/interop.py'),
                                  'lisette.interop._convertible': ('interop.html#_convertible', 'lisette/interop.py'),
+                                 'lisette.interop._count': ('interop.html#_count', 'lisette/interop.py'),
                                  'lisette.interop._dec': ('interop.html#_dec', 'lisette/interop.py'),
                                  'lisette.interop._enc': ('interop.html#_enc', 'lisette/interop.py'),
                                  'lisette.interop._field': ('interop.html#_field', 'lisette/interop.py'),

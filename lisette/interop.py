@@ -396,21 +396,23 @@ def _pos(x): return _num(x) and x>0
 def _is(*ts): return lambda x: isinstance(x, ts) and not (isinstance(x, bool) and bool not in ts)
 def _strs(x): return isinstance(x, dict) and all(isinstance(k, str) and isinstance(v, str) for k,v in x.items())
 _efforts = {None, False, True, 'l', 'm', 'h', 'low', 'medium', 'high'}
+_big = 2**31  # no count a chat keeps comes near it: a file's 10**30 is a mistake or an attack
+def _count(x): return _is(int)(x) and 0<x<_big
 
 # each saved setting: (is the value acceptable?, what is expected)
 _setting_checks = dict(
     temp=(_opt(_num), "a number or null"), search=(lambda x: x in _efforts, "false, true or one of 'l', 'm', 'h'"),
-    cache=(_is(bool), "true or false"), cache_idxs=(lambda x: isinstance(x, list) and len(x)<=4 and all(_is(int)(o) for o in x), "a list of at most 4 integers"),
+    cache=(_is(bool), "true or false"), cache_idxs=(lambda x: isinstance(x, list) and len(x)<=4 and all(_is(int)(o) and abs(o)<_big for o in x), "a list of at most 4 integers"),
     ttl=(lambda x: x in (None, '5m', '1h'), "null, '5m' or '1h'"), tc_res_eval=(_is(bool), "true or false"),
     markup=(lambda x: _num(x) and 0<=x<=100, "a number from 0 to 100"), tool_reminder=(_opt(_is(str)), "a string or null"),
-    max_tokens=(_opt(lambda x: _is(int)(x) and x>0), "a positive integer or null"), stream=(_is(bool), "true or false"),
+    max_tokens=(_opt(_count), "a positive integer (below 2**31) or null"), stream=(_is(bool), "true or false"),
     parallel_tools=(_is(bool), "true or false"), retries=(lambda x: _is(int)(x) and 0<=x<=10, "an integer from 0 to 10"),
     timeout=(lambda x: _opt(_pos)(x) or (isinstance(x, list) and len(x)==2 and all(_opt(_pos)(o) for o in x)),
              "null, a positive number of seconds, or [request, stream idle] seconds"),
     max_cost=(_opt(lambda x: _num(x) and x>=0), "a non-negative number or null"), repair=(_is(bool), "true or false"),
     fit_context=(_is(bool), "true or false"),
-    stall=(_opt(lambda x: _is(int)(x) and x>0), "a positive integer or null"),
-    page_results=(_opt(lambda x: _is(int)(x) and x>0), "a positive integer or null"),
+    stall=(_opt(_count), "a positive integer (below 2**31) or null"),
+    page_results=(_opt(_count), "a positive integer (below 2**31) or null"),
     api_base=(_opt(lambda x: isinstance(x, str) and x.startswith(('http://', 'https://'))), "an http(s) URL or null"),
     extra_headers=(_opt(_strs), "an object of string headers or null"), callkw=(_opt(_is(dict)), "an object or null"))
 

@@ -409,7 +409,9 @@ class FakeProviderPair:
     ('completefunc', 'os.system', 'settings.completefunc: not a setting lisette loads from a file'),
     ('api_key', 'sk-x', 'settings.api_key: not a setting'), ('max_tokens', True, 'settings.max_tokens: expected a positive integer'),
     ('timeout', [-1, 5], 'settings.timeout: expected null, a positive number'), ('api_base', 'file:///etc/passwd', 'settings.api_base: expected an http(s) URL'),
-    ('stall', 0, 'settings.stall: expected a positive integer or null'), ('page_results', 'all', 'settings.page_results: expected a positive integer or null')])
+    ('stall', 0, 'settings.stall: expected a positive integer (below 2**31) or null'), ('page_results', 'all', 'settings.page_results: expected a positive integer'),
+    ('max_tokens', 10**30, 'settings.max_tokens: expected a positive integer (below 2**31) or null, got 1000000000000000000000000000000'),
+    ('page_results', 10**30, 'settings.page_results: expected a positive integer (below 2**31)'), ('cache_idxs', [10**30], 'settings.cache_idxs: expected a list of at most 4 integers')])
 def test_saved_settings_checked(fake_provider, tmp_path, field, value, problem):
     p = _saved(tmp_path, fake_provider, **{field: value})
     if problem == 'not used':
