@@ -143,6 +143,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._client_calls': ('chat.html#_client_calls', 'lisette/chat.py'),
                               'lisette.chat._cost_warning': ('chat.html#_cost_warning', 'lisette/chat.py'),
                               'lisette.chat._effort': ('chat.html#_effort', 'lisette/chat.py'),
+                              'lisette.chat._fname': ('chat.html#_fname', 'lisette/chat.py'),
                               'lisette.chat._for_caller': ('chat.html#_for_caller', 'lisette/chat.py'),
                               'lisette.chat._forced': ('chat.html#_forced', 'lisette/chat.py'),
                               'lisette.chat._has_calls': ('chat.html#_has_calls', 'lisette/chat.py'),

@@ -871,14 +871,21 @@ def _limits(self:Chat, kw, stream):
     own = 'timeout' in kw
     kw = dict(kw)
     lim = _Limits(kw.pop('timeout') if own else getattr(self, 'timeout', None), stream, kw.get('model', ''))
-    if lim.per_read is not None and (own or _takes_timeout(self.completefunc)): kw['timeout'] = lim.per_read
+    if lim.per_read is not None:
+        if own or _takes_timeout(self.completefunc): kw['timeout'] = lim.per_read
+        elif getattr(self, 'timeout', None) is not None and self._default_complete is completion:  # (an async call is stopped from outside)
+            self._adjust(None, 'timeout', f"timeout={self.timeout!r} cannot stop a request before {_fname(self.completefunc)} returns, as it takes no `timeout`: "
+                                          "the limits are checked between streamed chunks only")
     return lim, kw
+
+def _fname(f): return getattr(f, '__qualname__', None) or repr(f)
 
 def _takes_timeout(f):
     "Does completion function `f` take litellm's `timeout`: litellm's own, a Router's, or one that names it? (a sync call can only be stopped by its own)"
     if f in (completion, acompletion) or router_of(f) is not None: return True
-    try: return 'timeout' in inspect.signature(f).parameters
+    try: ps = inspect.signature(f).parameters
     except (TypeError, ValueError): return False
+    return 'timeout' in ps or any(p.kind is p.VAR_KEYWORD for p in ps.values())  # (`**kw` takes it, and may pass it on)
 
 def _timed(r, lim):
     "Stream `r`, stopped by a `ChatTimeout` once past its total limit or when a read times out"

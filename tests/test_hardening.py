@@ -201,6 +201,25 @@ def test_request_timeout_sync(proto):
     with pytest.raises(ChatTimeout, match=r'no response .* within 0.5 s, the request time limit'): chat("hi")
     assert time.monotonic()-t0 < 2.5 and len(fp.requests) == 1 and chat.hist == []  # not retried
 
+def test_request_timeout_reaches_a_wrapping_completefunc(fake_provider):
+    "A completefunc taking **kw (a wrapper that logs, then calls litellm) is given the timeout, so the request stops; one that takes none is said to be unstoppable"
+    fp = fake_provider
+    fp.queue(Reply("late", delay=3))
+    seen = []
+    def logged(**kw): seen.append(kw.get('timeout')); return litellm.completion(max_retries=0, **kw)  # (the SDK's own retries off, as Chat does for litellm)
+    chat = Chat('openai/gpt-4o-mini', completefunc=logged, timeout=0.5, api_base=fp.openai_base, api_key='k')
+    t0 = time.monotonic()
+    with pytest.raises(ChatTimeout): chat("hi")
+    assert time.monotonic()-t0 < 2.5 and seen == [0.5]
+    from litellm import ModelResponse
+    def fixed(model, messages, max_tokens=None, stream=False, stream_options=None):
+        return ModelResponse(model='gpt-4o-mini', choices=[dict(message=dict(role='assistant', content='ok'), finish_reason='stop')])
+    chat = Chat('openai/gpt-4o-mini', completefunc=fixed, timeout=5)
+    chat("hi")
+    assert any(a.kind=='timeout' and 'cannot stop a request' in a.detail for a in chat.adjustments)
+    quiet = Chat('openai/gpt-4o-mini', completefunc=fixed); quiet("hi")
+    assert not any(a.kind=='timeout' for a in quiet.adjustments)  # no note without a timeout of the user's
+
 def test_stream_total_limit_both_drivers(proto):
     "A chunk every 0.4 s never trips a per-read limit of 1 s; the whole-request limit stops it"
     fp, m, kw = proto
