@@ -152,8 +152,8 @@ def _plain_calls(m):
         res[tid] = nm
         t += tid, nm, a
     # anything else it carries (reasoning text, Gemini's signatures, audio...) counts towards a request's size: None, don't guess
-    if x or len(d)>5 or (psf := d.get('provider_specific_fields')):  # (most carry no more than the five fields litellm always sets)
-        psf = d.get('provider_specific_fields')
+    psf = d.get('provider_specific_fields')
+    if x or len(d)>5 or psf:  # (most carry no more than the five fields litellm always sets)
         if any(v is not None for v in (x or {}).values()) or (psf and any(v is not None for v in psf.values())) \
            or any(v is not None for k,v in d.items() if k not in _counted): return res, None
     return res, t
@@ -254,7 +254,7 @@ def _plain_bytes(
         # the result of an open call: role, tool_call_id, content and perhaps a `str` name (`_result_keys`)
         elif (tid := m.get('tool_call_id')) and open_.pop(tid, None) and m.get('role')=='tool' and \
              (k==3 or k==4 and ((nm := m.get('name')) is None or type(nm) is str) and 'name' in m):
-            s += c, tid, nm or '' if k==4 else ''
+            s += c, tid, (nm or '') if k==4 else ''
             at.append(i)
         else: return None
     if open_ and not pending_ok: return None
