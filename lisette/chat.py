@@ -21,7 +21,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls
 from .tools import *
-from .tools import _tool_schemas, _parse_args, _bind, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel
+from .tools import _tool_schemas, _parse_args, _bind, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel, _sync_result
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
 from litellm import completion_cost
 from .stream import *
@@ -57,13 +57,15 @@ def structured(m:str, msgs:list, tool:Callable, completefunc:Callable=completion
     if inspect.isawaitable(r):
         if inspect.iscoroutine(r): r.close()  # (never started: nothing was sent)
         raise TypeError(f"structured: completefunc={getattr(completefunc, '__name__', completefunc)!r} is async; use `await astructured(...)`")
-    return _structured_value(r, tool, nm)
+    return _sync_result(_structured_value(r, tool, nm))  # (an `async def` tool: run to its end)
 
 @delegates(acompletion)
 async def astructured(m:str, msgs:list, tool:Callable, completefunc:Callable=acompletion, **kwargs):
     "Async `structured`: return the value of the tool call"
     kw, nm = _forced(m, msgs, tool, kwargs)
-    return _structured_value(await completefunc(**kw), tool, nm)
+    r = completefunc(**kw)
+    res = _structured_value(await r if inspect.isawaitable(r) else r, tool, nm)  # (a sync completefunc works too)
+    return await res if inspect.isawaitable(res) else res
 
 def _structured_value(r, tool, nm):
     "The value of `tool` called with the arguments of reply `r`'s forced call"
@@ -413,7 +415,7 @@ def _fit_at(self:Chat, msgs):
 @patch
 def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, room=None, **kwargs):
     "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments (`room`: what the context window leaves for the answer, and the prompt's tokens, when the model's maximum output would not fit)"
-    sparams, info, m = self._sparams, self._info, self.model
+    sparams, info, m, lowered = self._sparams, self._info, self.model, None
     self._req_openai = self._to_openai  # (asked once a request: it reads the environment; its reply is judged by it too)
     msgs = fit_request(self, msgs, self._fit_at(msgs), echo=self._req_openai)  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
     kw = dict(model=m, messages=msgs, **self.callkw)
@@ -438,8 +440,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         if room and mt>room[0]:  # the prompt and that much output would overflow the window, which providers reject
             self._adjust(None, 'max_tokens', f"max_tokens={(low := max(1, room[0]))} sent, as neither the call nor the chat set it: {mo[1]} ({mt}), "
                                               f"lowered to what the context window leaves after the prompt's ~{room[1]} tokens")
-            mt = low
-            if think: self._fit_thinking(kw, think, low)
+            mt = lowered = low
         else: self._adjust(None, 'max_tokens', f"max_tokens={mt} ({mo[1]}) sent, as neither the call nor the chat set it")
     if mt: kw['max_tokens'] = int(mt)
     kw['stream'] = bool(stream)  # sent either way, as the original does (litellm's Responses route puts `stream: false` in the body)
@@ -447,22 +448,25 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     for k in ('api_base', 'api_key', 'extra_headers'):
         if (v := getattr(self, k)) is not None: kw[k] = v
     if self.completefunc in (completion, acompletion): kw = without_sdk_retries(kw)  # our retries only (retries=0: one request)
+    kw |= kwargs
+    if lowered: self._fit_thinking(kw, think, lowered)  # (however thinking was asked for)
     if self._group() and self._target!=m:  # a Router group of one model: that model's fixes, under the group's name
-        res = adapt_request(kw | kwargs | {'model': self._target}) | {'model': (kw | kwargs)['model']}
-    else: res = adapt_request(kw | kwargs)
+        res = adapt_request(kw | {'model': self._target}) | {'model': kw['model']}
+    else: res = adapt_request(kw)
     if 'temperature' in kw and 'temperature' not in res: self._adjust(None, 'temperature', _temp_dropped(f"{m} takes none here", kw['temperature']))
     return res
 
 # %% ../nbs/06_chat.ipynb #1bc82383
 @patch
 def _fit_thinking(self:Chat, kw, think, max_tokens):
-    "Keep the thinking budget of request `kw` under the `max_tokens` the chat lowered it to"
+    "Keep the thinking budget of request `kw` (`think`, the chat's or the call's own kwargs) under the `max_tokens` the chat lowered it to"
     if not (b := thinking_budget(self._target, kw)) or b < max_tokens: return
+    asked = f"think={think!r}" if think and 'thinking' not in kw else 'thinking' if 'thinking' in kw else f"reasoning_effort={kw['reasoning_effort']!r}"
     for k in ('reasoning_effort', 'thinking'): kw.pop(k, None)
     if (nb := max_tokens//2) >= min_thinking_budget:
         kw['thinking'] = {'type': 'enabled', 'budget_tokens': nb}
-        self._adjust(None, 'think', f"think={think!r}: thinking budget {nb} tokens sent, not {b}, as the context window leaves {max_tokens} for the answer")
-    else: self._adjust(None, 'think', f"think={think!r} left out: the context window leaves {max_tokens} tokens for the answer, "
+        self._adjust(None, 'think', f"{asked}: thinking budget {nb} tokens sent, not {b}, as the context window leaves {max_tokens} for the answer")
+    else: self._adjust(None, 'think', f"{asked} left out: the context window leaves {max_tokens} tokens for the answer, "
                                       f"under Claude's smallest thinking budget ({min_thinking_budget})")
 
 # %% ../nbs/06_chat.ipynb #9c3d7df4
@@ -1024,8 +1028,9 @@ def _kept_after_drop(self:Chat, e, r, chunks, seen):
     try: res = _stream_response(r, chunks, seen)
     except Exception: return None
     sent_use = any(_get(c, 'usage') for c in chunks)
-    self._adjust(None, 'stream', f"the connection dropped after {self.model} had finished its answer (finish reason {stop_reason(res)!r}), "
-                                 f"before the stream's end: the answer was kept{'' if sent_use else ', with litellm estimating its usage, which never arrived'}")
+    why = str(stream_error(e)).strip().split('\n')[0][:120]
+    self._adjust(None, 'stream', f"the stream failed after {self.model} had finished its answer (finish reason {stop_reason(res)!r}), "
+                                 f"before its end ({why}): the answer was kept{'' if sent_use else ', with litellm estimating its usage, which never arrived'}")
     return res
 
 # %% ../nbs/06_chat.ipynb #ea4e3a22

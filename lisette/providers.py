@@ -279,13 +279,16 @@ def think_kw(m:str, think)->tuple:
 # %% ../nbs/04_providers.ipynb #24bc3b24
 min_thinking_budget = 1024  # Anthropic's smallest thinking budget
 
-def thinking_budget(m:str, tk:dict)->int|None:
-    "The thinking budget in tokens that litellm sends Claude model `m` for the thinking kwargs `tk` (`think_kw`'s); None: none fixed, or not Claude"
-    if isinstance(t := tk.get('thinking'), dict): return t.get('budget_tokens')
-    if 'claude' not in m.lower() or not (e := tk.get('reasoning_effort')): return None
+_budget_providers = {'anthropic', 'bedrock', 'vertex_ai', 'azure_ai', 'databricks'}  # where litellm sends Claude's effort as Anthropic's budget (not e.g. OpenRouter, which sizes its own)
+
+def thinking_budget(m:str, kw:dict)->int|None:
+    "The thinking budget in tokens that litellm sends Claude model `m` for request kwargs `kw` (`thinking`, or `reasoning_effort`); None: none fixed, or not Claude"
+    if isinstance(t := kw.get('thinking'), dict): return t.get('budget_tokens')
+    if 'claude' not in m.lower() or not (e := kw.get('reasoning_effort')): return None
     try:
         from litellm.llms.anthropic.chat.transformation import AnthropicConfig
         model, prov, _, _ = litellm.get_llm_provider(m)
+        if prov not in _budget_providers: return None
         return (AnthropicConfig._map_reasoning_effort(e, model, prov) or {}).get('budget_tokens')
     except Exception: return None  # (litellm moved its mapping: no budget known, the request goes as asked)
 
@@ -550,7 +553,8 @@ def stream_unread(r):
     d = getattr(r, '__dict__', {})
     if (u := d.get('_lisette_unread')) is not None: return u
     it = d.get('_lisette_acc')
-    if it is not None and getattr(it, 'chunk_type', None)=='accumulated_json' and (rest := str(getattr(it, 'accumulated_json', '') or '').strip()):
+    if it is not None and getattr(it, 'chunk_type', None)=='accumulated_json' and '{' in (rest := str(getattr(it, 'accumulated_json', '') or '').strip()) \
+       and stream_finished(r) is not True:  # (after the provider's finish, or no event at all, e.g. a gateway's `[DONE]` or `: keep-alive`: nothing of the answer is lost)
         return (0, rest)  # (what was still buffered when the stream ended: it never parsed)
 
 def _is_litellm_stream(r): return hasattr(r, 'completion_stream') and not _router_rewrap(r)

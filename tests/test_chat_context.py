@@ -116,3 +116,16 @@ def test_lowered_max_tokens_keeps_claude_thinking_valid(fake_provider, words, ke
         assert 1024 <= b['thinking']['budget_tokens'] < mt and 'thinking budget' in notes[0]
     else:
         assert 'thinking' not in b and 'left out' in notes[0]
+
+
+@pytest.mark.parametrize('how', ['callkw', 'call_thinking', 'call_effort'])
+def test_lowered_max_tokens_fits_thinking_however_asked(fake_provider, how):
+    "Thinking asked for in the chat's callkw or the call's own kwargs (not `think=`) is fitted under a lowered max_tokens too, and said"
+    fp = fake_provider
+    fp.queue("ok")
+    th = {'type': 'enabled', 'budget_tokens': 8000}
+    chat = Chat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k', callkw={'thinking': th} if how=='callkw' else None)
+    chat(' '.join(['word'] * 194_000), **({'thinking': th} if how=='call_thinking' else {'reasoning_effort': 'high'} if how=='call_effort' else {}))
+    b = fp.last
+    assert 1024 <= b['thinking']['budget_tokens'] < b['max_tokens'] < 4096
+    assert any(a.kind=='think' and 'thinking budget' in a.detail for a in chat.adjustments)
