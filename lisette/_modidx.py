@@ -173,6 +173,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat.astructured': ('chat.html#astructured', 'lisette/chat.py'),
                               'lisette.chat.structured': ('chat.html#structured', 'lisette/chat.py')},
             'lisette.context': { 'lisette.context.ContextWindowWarning': ('context.html#contextwindowwarning', 'lisette/context.py'),
+                                 'lisette.context._asc': ('context.html#_asc', 'lisette/context.py'),
                                  'lisette.context._bytes_bound': ('context.html#_bytes_bound', 'lisette/context.py'),
                                  'lisette.context._has_http_image': ('context.html#_has_http_image', 'lisette/context.py'),
                                  'lisette.context._msgs_bound': ('context.html#_msgs_bound', 'lisette/context.py'),

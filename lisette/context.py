@@ -7,7 +7,7 @@ __all__ = ['shorten_marker', 'count_tokens', 'window_of', 'context_window', 'sho
            'ContextWindowWarning', 'check_context']
 
 # %% ../nbs/05b_context.ipynb #d43a5162
-import json, re, warnings
+import json, re, string, warnings
 from fastcore.utils import *
 import litellm
 from .messages import _get
@@ -90,9 +90,15 @@ def shorten_tool_results(
 # %% ../nbs/05b_context.ipynb #1e0ffa44
 _image_bound = 2000  # tokens an image may take (litellm counts at most ~1,500 for the largest high-detail image)
 
+_light = (string.ascii_letters + ' ').encode()  # the ASCII characters prose and code spend 3-4.5 of on a token
+
+def _asc(s, w):
+    "Weighted size of ASCII str `s`: `w` a letter or space, and for an estimate (`w`<1) 1 every other character (digits and punctuation: JSON numbers and CSV make a token of 1-2)"
+    return len(s) if w==1 else len(s)*w + len(s.encode().translate(None, _light))*(1-w)
+
 def _ssize(s, w=1):
-    "Bytes of str `s`, ASCII characters weighted `w`: a non-ASCII character may be a token per byte, so it counts at least that"
-    if s.isascii(): return len(s)*w
+    "Bytes of str `s`, ASCII characters weighted as `_asc` does: a non-ASCII character may be a token per byte, so it counts at least that"
+    if s.isascii(): return _asc(s, w)
     b = len(s.encode('utf-8', 'surrogatepass'))
     return min(b, len(s)*w + 2*(b-len(s)))  # each non-ASCII char has 2+ bytes, so 2*(extra bytes) covers all of its bytes
 
@@ -100,7 +106,7 @@ def _sizes(vals, w=1):
     "Sum of `_size` over `vals`, strings inline (most values are)"
     n = 0
     for v in vals:
-        if v.__class__ is str: n += len(v)*w if v.isascii() else _ssize(v, w)
+        if v.__class__ is str: n += (len(v) if w==1 else _asc(v, w)) if v.isascii() else _ssize(v, w)
         elif v is not None: n += _size(v, w)
     return n
 
@@ -125,20 +131,20 @@ def _msgs_bound(hist, w=1):
     n = 0
     for m in hist:
         # plain text messages (most of a long history) in a few lookups: the text, and the role and framing (~5 tokens)
-        if m.__class__ is dict and len(m)==2 and (c := m.get('content')).__class__ is str and c.isascii(): n += len(c)*w+8
+        if m.__class__ is dict and len(m)==2 and (c := m.get('content')).__class__ is str and c.isascii(): n += (len(c) if w==1 else _asc(c, w))+8
         else: n += _size(m, w)+8
     return n
 
 def _bytes_bound(hist, tools=None, sp='', w=1):
     "An upper bound of the tokens of a request, in one cheap pass: byte-level tokenizers make at least one byte per token (`w`<1: an estimate)"
-    return 8 + (_size(sp, w)+8 if sp else 0) + (len(json.dumps(tools).encode())*w if tools else 0) + _msgs_bound(hist, w)
+    return 8 + (_size(sp, w)+8 if sp else 0) + (_asc(json.dumps(tools), w) if tools else 0) + _msgs_bound(hist, w)
 
 def estimate_tokens(
     hist:list, # Chat history
     tools:list=None, # Tool schemas sent with the request
     sp:str='', # System prompt
 )->int:
-    "A cheap, generous estimate of the tokens of a request: 3 ASCII characters a token (prose and code make 3-4.5), other text a byte a token"
+    "A cheap, generous estimate of the tokens of a request: 3 ASCII letters or spaces a token (prose and code make 3-4.5), a token each other character (digits, punctuation) and byte of other text"
     return int(_bytes_bound(hist, tools, sp, w=1/3))
 
 class ContextWindowWarning(UserWarning):

@@ -129,3 +129,13 @@ def test_lowered_max_tokens_fits_thinking_however_asked(fake_provider, how):
     b = fp.last
     assert 1024 <= b['thinking']['budget_tokens'] < b['max_tokens'] < 4096
     assert any(a.kind=='think' and 'thinking budget' in a.detail for a in chat.adjustments)
+
+def test_number_heavy_history_over_the_window_is_warned():
+    "Tool results of JSON numbers make a token of 1-2 characters: the estimate weighs them so, and a request over the window is counted and warned, not waved through"
+    import json, random, warnings
+    from lisette.context import ContextWindowWarning
+    random.seed(0)
+    hist = mk_msgs([', '.join(str(random.randint(0, 9)) for _ in range(15_000)) for _ in range(4)])  # 180k tokens, 180k characters
+    assert count_tokens(hist, 'openai/gpt-4o-mini') > 128_000
+    chat = Chat('openai/gpt-4o-mini', hist=hist, completefunc=_canned, max_tokens=1000)
+    with pytest.warns(ContextWindowWarning, match='takes 128,000'): chat('next')
