@@ -461,7 +461,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
 def _fit_thinking(self:Chat, kw, think, max_tokens):
     "Keep the thinking budget of request `kw` (`think`, the chat's or the call's own kwargs) under the `max_tokens` the chat lowered it to"
     if not (b := thinking_budget(self._target, kw)) or b < max_tokens: return
-    asked = f"think={think!r}" if think and 'thinking' not in kw else 'thinking' if 'thinking' in kw else f"reasoning_effort={kw['reasoning_effort']!r}"
+    asked = 'thinking' if 'thinking' in kw else f"think={think!r}" if think else f"reasoning_effort={kw['reasoning_effort']!r}"
     for k in ('reasoning_effort', 'thinking'): kw.pop(k, None)
     if (nb := max_tokens//2) >= min_thinking_budget:
         kw['thinking'] = {'type': 'enabled', 'budget_tokens': nb}
@@ -1022,9 +1022,8 @@ def _stream_failure(e, seen, r, chunks=()):
 @patch
 def _kept_after_drop(self:Chat, e, r, chunks, seen):
     "The complete response of stream `r` if failure `e` is a dropped connection after the provider's finish reason, else None"
-    if not chunks or stream_finished(r) is not True or stream_unread(r) or _is_timeout(e): return None
-    ch = list(_chain(e))
-    if not any(isinstance(x, (litellm.APIConnectionError, httpx.TransportError)) for x in ch) or any(isinstance(x, json.JSONDecodeError) for x in ch): return None
+    if not chunks or stream_finished(r) is not True or _unread_why(r, e) or _is_timeout(e): return None
+    if not any(isinstance(x, (litellm.APIConnectionError, httpx.TransportError)) for x in _chain(e)): return None
     try: res = _stream_response(r, chunks, seen)
     except Exception: return None
     sent_use = any(_get(c, 'usage') for c in chunks)
