@@ -877,6 +877,40 @@ def _anthropic_idless_calls():
 
 _on_first_request.append(_anthropic_idless_calls)
 
+# %% ../nbs/04_providers.ipynb #2c516bf9
+@functools.cache
+def _pool_lock_blocks_reentry():
+    "Does httpcore's sync pool lock wait for ever when its own thread takes it again (httpcore 1.0.9 and before)?"
+    try: from httpcore._synchronization import ThreadLock
+    except ImportError: return False
+    return isinstance(getattr(ThreadLock(), '_lock', None), type(threading.Lock()))
+
+def _run_later(lock):
+    "Run the stream closes queued on httpcore pool `lock` while it was held (it has just been released)"
+    while (later := lock.__dict__.get('_lisette_later')):
+        try: later.pop()()
+        except Exception: pass  # (as from a finaliser: a close that fails has nothing left to release; IndexError: another thread ran it)
+
+def _pool_closes_later():
+    "Have httpcore's pool lock note its holder, and a stream closed by that same thread while it holds it close once it is released (idempotent)"
+    from httpcore._synchronization import ThreadLock
+    from httpcore._sync.connection_pool import PoolByteStream
+    if not _pool_lock_blocks_reentry() or getattr(PoolByteStream.close, '_lisette', False): return
+    enter, leave, close = ThreadLock.__enter__, ThreadLock.__exit__, PoolByteStream.close
+    def __enter__(self): enter(self); self._lisette_holder = threading.get_ident(); return self
+    def __exit__(self, *exc):
+        self._lisette_holder = None; leave(self, *exc)
+        if self.__dict__.get('_lisette_later'): _run_later(self)
+    @functools.wraps(close)
+    def close_later(self):
+        lock = self._pool._optional_thread_lock
+        if getattr(lock, '_lisette_holder', None) != threading.get_ident(): return close(self)
+        lock.__dict__.setdefault('_lisette_later', []).append(functools.partial(close, self))  # (a finaliser inside the locked region)
+    close_later._lisette = True
+    ThreadLock.__enter__, ThreadLock.__exit__, PoolByteStream.close = __enter__, __exit__, close_later
+
+_on_first_request.append(_pool_closes_later)
+
 # %% ../nbs/04_providers.ipynb #604d4781
 import random, sys, uuid
 from .messages import _ids_rng

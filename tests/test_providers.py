@@ -446,3 +446,54 @@ def test_register_model_change_is_seen(fake_provider):
     finally:
         litellm.model_cost.pop(m, None)
         litellm.register_model({})  # (the map as it was: caches start afresh)
+
+# --- httpcore's pool lock and the garbage collector (encode/httpcore#990)
+
+_GC_IN_POOL_LOCK = '''
+import os, sys, gc, threading; os.environ['LITELLM_LOCAL_MODEL_COST_MAP']='True'
+import httpx
+from lisette.testing import FakeProvider, Reply
+from lisette import providers
+if sys.argv[1]=='mend': providers._pool_closes_later()
+fp = FakeProvider().start()
+fp.queue(Reply("a long answer " * 50), Reply("x"))
+cli, body = httpx.Client(), {'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}]}
+gc.disable()
+r = cli.send(cli.build_request('POST', fp.openai_base+'/chat/completions', json=body|{'stream': True}), stream=True)
+lines = r.iter_lines(); next(lines)
+cycle = [lines]; cycle.append(cycle); del r, lines, cycle   # only the cyclic collector will close it
+pool = cli._transport._pool
+assign = pool._assign_requests_to_connections
+pool._assign_requests_to_connections = lambda: (gc.collect(), assign())[1]   # it runs inside the pool's lock
+done = []
+t = threading.Thread(target=lambda: done.append(cli.post(fp.openai_base+'/chat/completions', json=body).status_code), daemon=True)
+t.start(); t.join(10)
+print('hung' if t.is_alive() else f'{done} {len(pool._requests)}', flush=True)
+os._exit(0)
+'''
+
+def _gc_in_pool_lock(mode):
+    return subprocess.run([sys.executable, '-c', _GC_IN_POOL_LOCK, mode], capture_output=True, text=True, timeout=120).stdout.strip()
+
+def test_gc_close_in_pool_lock():
+    "A stream the collector closes inside httpcore's pool lock hangs the thread (httpcore 1.0.9); `_pool_closes_later` closes it after the lock is let go"
+    from lisette.providers import _pool_lock_blocks_reentry
+    assert _gc_in_pool_lock('plain') == ('hung' if _pool_lock_blocks_reentry() else '[200] 0')  # the guard tells the truth
+    assert _gc_in_pool_lock('mend') == '[200] 0'  # answered, and the first stream's request left the pool
+
+def test_pool_lock_mend_unchanged_use(fake_provider):
+    "With the mend, the pool lock still excludes other threads and the chat's streams still give their connection back"
+    from httpcore._synchronization import ThreadLock
+    from lisette.providers import _pool_closes_later
+    import threading
+    _pool_closes_later()
+    lock, got = ThreadLock(), []
+    with lock:
+        t = threading.Thread(target=lambda: got.append(lock._lock.acquire(timeout=0.2))); t.start(); t.join()
+    assert got == [False] and lock._lock.acquire(timeout=0.2)
+    lock._lock.release()
+    fake_provider.queue(*[Reply('hi ' * 30)] * 3, Reply('the end'))
+    c = Chat('openai/gpt-4o-mini', **oa(fake_provider))
+    for _ in range(3):
+        for x in c('Hi', stream=True): break   # abandoned half-read
+    assert contents(c('Hi')).content == 'the end'
