@@ -449,7 +449,8 @@ def without_sdk_retries(kw:dict)->dict:
 def close_stream(r):
     "Release the HTTP connection of litellm stream `r` now (a stream left to the garbage collector can deadlock httpx's pool)"
     cs = getattr(r, 'completion_stream', None)
-    for o in (cs, getattr(cs, 'streaming_response', None)):  # OpenAI's Stream; the line iterator under Anthropic's
+    events = getattr(cs, 'response_iterator', None)  # (litellm's bridge from a Responses stream: its events' iterator has no close of its own)
+    for o in (cs, getattr(cs, 'streaming_response', None), getattr(events, 'response', None)):  # OpenAI's Stream; the line iterator under Anthropic's; the Responses stream's httpx response
         if callable(getattr(o, 'close', None)):
             try: o.close()
             except Exception: pass

@@ -631,3 +631,47 @@ def test_gemini_stream_cut_after_a_continuation_hop(fake_provider):
         else:
             with pytest.raises(IncompleteStreamError, match='no finish reason'): _stream(chat, "a long essay")
             assert chat.hist == [] and len(fp.requests) == 2
+
+# ---- every way a streamed turn ends gives its connection back at once (not to the garbage collector)
+
+@pytest.fixture
+def open_streams(monkeypatch):
+    "A function counting the response streams made since it was last called that are still open"
+    import weakref
+    from httpcore._sync.connection_pool import PoolByteStream
+    from httpcore._async.connection_pool import PoolByteStream as APoolByteStream
+    made = []
+    for C in (PoolByteStream, APoolByteStream):
+        def __init__(self, *a, _init=C.__init__, **k): _init(self, *a, **k); made.append(weakref.ref(self))
+        monkeypatch.setattr(C, '__init__', __init__)
+    def count():
+        n = sum(1 for w in made if (o := w()) is not None and not o._closed)
+        made.clear(); return n
+    return count
+
+def test_streams_closed_however_the_turn_ends(proto, open_streams):
+    "A stream left open would be closed by the cycle collector, which can hang httpx's pool (litellm 1.106's Responses stream was: `close_stream` did not reach it)"
+    import gc
+    fp, m, kw = proto
+    slow = lambda: Reply("a b c d e f g h i j k l", chunks=12, chunk_delay=0.2)
+    chats = []  # kept, as a user keeps them: a chat must not hold its finished turn's stream open
+    def chat(cls=Chat, **k): chats.append(c := cls(m, **kw, **k)); return c
+    gc.disable()  # what is still open is what the chat left open
+    try:
+        fp.queue(slow())
+        with pytest.raises(Exception, match='ran past'): list(chat(timeout=0.5)('hi', stream=True))
+        fp.queue(slow())
+        for x in chat()('hi', stream=True): break
+        fp.queue(slow())
+        g = chat()('hi', stream=True); next(g); g.close()
+        fp.queue(Reply("hello " * 20, chunks=5))
+        list(chat()('hi', stream=True))
+        sync_open = open_streams()
+        async def main():
+            fp.queue(slow())
+            async for x in await chat(AsyncChat)('hi', stream=True): break
+            fp.queue(slow())
+            with pytest.raises(Exception, match='ran past'): [o async for o in await chat(AsyncChat, timeout=0.5)('hi', stream=True)]
+        asyncio.run(main())
+        assert (sync_open, open_streams()) == (0, 0)
+    finally: gc.enable()
