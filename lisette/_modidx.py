@@ -54,6 +54,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat.Chat._call_ids': ('chat.html#chat._call_ids', 'lisette/chat.py'),
                               'lisette.chat.Chat._check_context': ('chat.html#chat._check_context', 'lisette/chat.py'),
                               'lisette.chat.Chat._claim': ('chat.html#chat._claim', 'lisette/chat.py'),
+                              'lisette.chat.Chat._completefunc_takes_timeout': ( 'chat.html#chat._completefunc_takes_timeout',
+                                                                                 'lisette/chat.py'),
                               'lisette.chat.Chat._count_use': ('chat.html#chat._count_use', 'lisette/chat.py'),
                               'lisette.chat.Chat._cut_tool_results': ('chat.html#chat._cut_tool_results', 'lisette/chat.py'),
                               'lisette.chat.Chat._decline': ('chat.html#chat._decline', 'lisette/chat.py'),

@@ -876,13 +876,20 @@ def _limits(self:Chat, kw, stream):
     kw = dict(kw)
     lim = _Limits(kw.pop('timeout') if own else getattr(self, 'timeout', None), stream, kw.get('model', ''))
     if lim.per_read is not None:
-        if own or _takes_timeout(self.completefunc): kw['timeout'] = lim.per_read
+        if own or self._completefunc_takes_timeout: kw['timeout'] = lim.per_read
         elif getattr(self, 'timeout', None) is not None and self._default_complete is completion:  # (an async call is stopped from outside)
             self._adjust(None, 'timeout', f"timeout={self.timeout!r} cannot stop a request before {_fname(self.completefunc)} returns, as it takes no `timeout`: "
                                           "the limits are checked between streamed chunks only")
     return lim, kw
 
 def _fname(f): return getattr(f, '__qualname__', None) or repr(f)
+
+@patch(as_prop=True)
+def _completefunc_takes_timeout(self:Chat):
+    "`_takes_timeout(self.completefunc)`, asked again only when `completefunc` changes (reading a signature is ~10 µs, every turn)"
+    f = self.completefunc
+    if (c := self.__dict__.get('_tt')) is None or c[0] != f: c = self._tt = (f, _takes_timeout(f))  # (`!=`: a bound method is made anew on each read)
+    return c[1]
 
 def _takes_timeout(f):
     "Does completion function `f` take litellm's `timeout`: litellm's own, a Router's, or one that names it? (a sync call can only be stopped by its own)"

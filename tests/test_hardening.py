@@ -228,6 +228,11 @@ def test_request_timeout_reaches_a_wrapping_completefunc(fake_provider):
     assert any(a.kind=='timeout' and 'cannot stop a request' in a.detail for a in chat.adjustments)
     quiet = Chat('openai/gpt-4o-mini', completefunc=fixed); quiet("hi")
     assert not any(a.kind=='timeout' for a in quiet.adjustments)  # no note without a timeout of the user's
+    # the answer is remembered per chat, and asked again when the chat is given another completefunc
+    seen.clear(); chat.completefunc = lambda **kw: (seen.append(kw.get('timeout')), fixed(kw['model'], kw['messages']))[1]
+    chat("hi"); assert seen == [5]
+    chat.completefunc = fixed; n = len(chat.adjustments)
+    chat("hi"); assert chat.adjustments[n:] and chat.adjustments[-1].kind == 'timeout'
 
 def test_stream_total_limit_both_drivers(proto):
     "A chunk every 0.4 s never trips a per-read limit of 1 s; the whole-request limit stops it"
