@@ -473,6 +473,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._gpt5_accepts_search': ( 'providers.html#_gpt5_accepts_search',
                                                                                'lisette/providers.py'),
                                    'lisette.providers._gpt5_lacks_search': ('providers.html#_gpt5_lacks_search', 'lisette/providers.py'),
+                                   'lisette.providers._held': ('providers.html#_held', 'lisette/providers.py'),
                                    'lisette.providers._idless_calls_dropped': ( 'providers.html#_idless_calls_dropped',
                                                                                 'lisette/providers.py'),
                                    'lisette.providers._is_gpt5': ('providers.html#_is_gpt5', 'lisette/providers.py'),

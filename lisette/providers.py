@@ -15,7 +15,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'adapt_request', 'litellm_made_id', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
-import base64, copy, functools, importlib.metadata, inspect, json, os, threading, time, traceback
+import base64, copy, functools, importlib.metadata, inspect, json, os, sys, threading, time, traceback
 from pathlib import Path
 import litellm
 from fastcore.utils import *
@@ -457,9 +457,11 @@ def close_stream(r):
 
 async def aclose_stream(r):
     "Release the HTTP connection of litellm async stream `r` now"
-    if callable(getattr(r, 'aclose', None)):
-        try: await r.aclose()
-        except Exception: pass
+    events = getattr(getattr(r, 'completion_stream', None), 'response_iterator', None)  # (taken first: litellm's `aclose` forgets the stream)
+    for o in (r, getattr(events, 'response', None)):  # litellm's own close; the Responses stream's httpx response, which that close does not reach
+        if callable(getattr(o, 'aclose', None)):
+            try: await o.aclose()
+            except Exception: pass
 
 # %% ../nbs/04_providers.ipynb #e7b5d8db
 _unreadable = ('Received response - <APIResponse [2', 'Empty or invalid response from LLM endpoint', "provider returned 'choices'",
@@ -881,32 +883,48 @@ _on_first_request.append(_anthropic_idless_calls)
 # %% ../nbs/04_providers.ipynb #2c516bf9
 @functools.cache
 def _pool_lock_blocks_reentry():
-    "Does httpcore's sync pool lock wait for ever when its own thread takes it again (httpcore 1.0.9 and before)?"
-    try: from httpcore._synchronization import ThreadLock
+    "Does a stream of httpcore's sync pool close through the pool's lock, one that waits for ever when its own thread takes it again (httpcore 1.0.9)?"
+    try:
+        from httpcore._synchronization import ThreadLock
+        from httpcore._sync.connection_pool import PoolByteStream
     except ImportError: return False
-    return isinstance(getattr(ThreadLock(), '_lock', None), type(threading.Lock()))
+    return isinstance(getattr(ThreadLock(), '_lock', None), type(threading.Lock())) and '_optional_thread_lock' in PoolByteStream.close.__code__.co_names
+
+_marks = threading.local()  # `.locks`: the httpcore pool locks this thread is taking or holds
+
+def _held():
+    if (h := getattr(_marks, 'locks', None)) is None: h = _marks.locks = []
+    return h
 
 def _run_later(lock):
-    "Run the stream closes queued on httpcore pool `lock` while it was held (it has just been released)"
+    "Run the stream closes queued on httpcore pool `lock` while its thread held it (it has just let go)"
     while (later := lock.__dict__.get('_lisette_later')):
-        try: later.pop()()
-        except Exception: pass  # (as from a finaliser: a close that fails has nothing left to release; IndexError: another thread ran it)
+        try: close = later.pop()
+        except IndexError: return  # (another thread ran the last one)
+        try: close()
+        except Exception: sys.unraisablehook(sys.UnraisableHookArgs(*sys.exc_info(), 'lisette: closing an httpcore stream later', close))  # (as a finaliser's would be)
 
 def _pool_closes_later():
-    "Have httpcore's pool lock note its holder, and a stream closed by that same thread while it holds it close once it is released (idempotent)"
+    "Have a stream that its own thread closes while holding httpcore's pool lock (a finaliser run by the garbage collector) close once the lock is let go (idempotent)"
+    if not _pool_lock_blocks_reentry(): return
     from httpcore._synchronization import ThreadLock
     from httpcore._sync.connection_pool import PoolByteStream
-    if not _pool_lock_blocks_reentry() or getattr(PoolByteStream.close, '_lisette', False): return
+    if getattr(PoolByteStream.close, '_lisette', False): return
     enter, leave, close = ThreadLock.__enter__, ThreadLock.__exit__, PoolByteStream.close
-    def __enter__(self): enter(self); self._lisette_holder = threading.get_ident(); return self
-    def __exit__(self, *exc):
-        self._lisette_holder = None; leave(self, *exc)
+    def __enter__(self):
+        (h := _held()).append(self)  # marked before asking: a close in any gap is queued, never run inside
+        try: enter(self)
+        except BaseException: h.remove(self); raise
+        return self
+    def __exit__(self, exc_type=None, exc=None, tb=None):
+        leave(self, exc_type, exc, tb)
+        _held().remove(self)  # unmarked after letting go: what was queued meanwhile runs just below
         if self.__dict__.get('_lisette_later'): _run_later(self)
     @functools.wraps(close)
     def close_later(self):
-        lock = self._pool._optional_thread_lock
-        if getattr(lock, '_lisette_holder', None) != threading.get_ident(): return close(self)
-        lock.__dict__.setdefault('_lisette_later', []).append(functools.partial(close, self))  # (a finaliser inside the locked region)
+        lock = getattr(getattr(self, '_pool', None), '_optional_thread_lock', None)
+        if lock is None or not any(l is lock for l in _held()): return close(self)
+        lock.__dict__.setdefault('_lisette_later', []).append(functools.partial(close, self))
     close_later._lisette = True
     ThreadLock.__enter__, ThreadLock.__exit__, PoolByteStream.close = __enter__, __exit__, close_later
 

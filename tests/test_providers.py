@@ -452,8 +452,10 @@ def test_register_model_change_is_seen(fake_provider):
 _GC_IN_POOL_LOCK = '''
 import os, sys, gc, threading; os.environ['LITELLM_LOCAL_MODEL_COST_MAP']='True'
 import httpx
+from httpcore._synchronization import ThreadLock
 from lisette.testing import FakeProvider, Reply
 from lisette import providers
+release = ThreadLock.__exit__.__code__  # httpcore's own
 if sys.argv[1]=='mend': providers._pool_closes_later()
 fp = FakeProvider().start()
 fp.queue(Reply("a long answer " * 50), Reply("x"))
@@ -463,23 +465,30 @@ r = cli.send(cli.build_request('POST', fp.openai_base+'/chat/completions', json=
 lines = r.iter_lines(); next(lines)
 cycle = [lines]; cycle.append(cycle); del r, lines, cycle   # only the cyclic collector will close it
 pool = cli._transport._pool
-assign = pool._assign_requests_to_connections
-pool._assign_requests_to_connections = lambda: (gc.collect(), assign())[1]   # it runs inside the pool's lock
+if sys.argv[2]=='assign':  # the collector runs inside the pool's locked region
+    assign = pool._assign_requests_to_connections
+    pool._assign_requests_to_connections = lambda: (gc.collect(), assign())[1]
+def at_release(frame, ev, arg):  # ... or as the lock is let go
+    if ev=='call' and frame.f_code is release: sys.setprofile(None); gc.collect()
 done = []
-t = threading.Thread(target=lambda: done.append(cli.post(fp.openai_base+'/chat/completions', json=body).status_code), daemon=True)
+def send():
+    if sys.argv[2]=='release': sys.setprofile(at_release)
+    done.append(cli.post(fp.openai_base+'/chat/completions', json=body).status_code)
+t = threading.Thread(target=send, daemon=True)
 t.start(); t.join(10)
 print('hung' if t.is_alive() else f'{done} {len(pool._requests)}', flush=True)
 os._exit(0)
 '''
 
-def _gc_in_pool_lock(mode):
-    return subprocess.run([sys.executable, '-c', _GC_IN_POOL_LOCK, mode], capture_output=True, text=True, timeout=120).stdout.strip()
+def _gc_in_pool_lock(*args):
+    return subprocess.run([sys.executable, '-c', _GC_IN_POOL_LOCK, *args], capture_output=True, text=True, timeout=120).stdout.strip()
 
 def test_gc_close_in_pool_lock():
     "A stream the collector closes inside httpcore's pool lock hangs the thread (httpcore 1.0.9); `_pool_closes_later` closes it after the lock is let go"
     from lisette.providers import _pool_lock_blocks_reentry
-    assert _gc_in_pool_lock('plain') == ('hung' if _pool_lock_blocks_reentry() else '[200] 0')  # the guard tells the truth
-    assert _gc_in_pool_lock('mend') == '[200] 0'  # answered, and the first stream's request left the pool
+    assert _gc_in_pool_lock('plain', 'assign') == ('hung' if _pool_lock_blocks_reentry() else '[200] 0')  # the guard tells the truth
+    assert _gc_in_pool_lock('mend', 'assign') == '[200] 0'  # answered, and the first stream's request left the pool
+    assert _gc_in_pool_lock('mend', 'release') == '[200] 0'  # no gap as the lock is let go
 
 def test_pool_lock_mend_unchanged_use(fake_provider):
     "With the mend, the pool lock still excludes other threads and the chat's streams still give their connection back"
