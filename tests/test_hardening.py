@@ -641,21 +641,21 @@ def test_gemini_stream_cut_after_a_continuation_hop(fake_provider):
 
 @pytest.fixture
 def open_streams(monkeypatch):
-    "A function counting the response streams made since it was last called that are still open"
-    import weakref
+    "A function giving (responses made, still open) since it was last called: httpcore's for sync requests, aiohttp's for async ones"
+    import weakref, aiohttp
     from httpcore._sync.connection_pool import PoolByteStream
-    from httpcore._async.connection_pool import PoolByteStream as APoolByteStream
     made = []
-    for C in (PoolByteStream, APoolByteStream):
+    for C in (PoolByteStream, aiohttp.ClientResponse):
         def __init__(self, *a, _init=C.__init__, **k): _init(self, *a, **k); made.append(weakref.ref(self))
         monkeypatch.setattr(C, '__init__', __init__)
     def count():
-        n = sum(1 for w in made if (o := w()) is not None and not o._closed)
-        made.clear(); return n
+        live = [o for w in made if (o := w()) is not None]
+        res = len(made), sum(1 for o in live if not (o._closed if isinstance(o, PoolByteStream) else o.closed))
+        made.clear(); return res
     return count
 
 def test_streams_closed_however_the_turn_ends(proto, open_streams):
-    "A stream left open would be closed by the cycle collector, which can hang httpx's pool (litellm 1.106's Responses stream was: `close_stream` did not reach it)"
+    "A stream left open would be closed by the cycle collector, which can hang httpx's pool (litellm's Responses streams were: `close_stream` did not reach them)"
     import gc
     fp, m, kw = proto
     slow = lambda: Reply("a b c d e f g h i j k l", chunks=12, chunk_delay=0.2)
@@ -671,12 +671,19 @@ def test_streams_closed_however_the_turn_ends(proto, open_streams):
         g = chat()('hi', stream=True); next(g); g.close()
         fp.queue(Reply("hello " * 20, chunks=5))
         list(chat()('hi', stream=True))
-        sync_open = open_streams()
+        assert open_streams() == (4, 0)
         async def main():
             fp.queue(slow())
             async for x in await chat(AsyncChat)('hi', stream=True): break
+            await asyncio.sleep(0.1)  # (the loop closes an async generator left unfinished on its next turns)
+            fp.queue(slow())
+            g = await chat(AsyncChat)('hi', stream=True); await g.__anext__(); await g.aclose()
+            await asyncio.sleep(0.1)
+            assert open_streams() == (2, 0)  # (counted while the loop runs: its shutdown closes what is left)
             fp.queue(slow())
             with pytest.raises(Exception, match='ran past'): [o async for o in await chat(AsyncChat, timeout=0.5)('hi', stream=True)]
+            fp.queue(Reply("hello " * 20, chunks=5))
+            [o async for o in await chat(AsyncChat)('hi', stream=True)]
         asyncio.run(main())
-        assert (sync_open, open_streams()) == (0, 0)
+        assert open_streams() == (2, 0)
     finally: gc.enable()
