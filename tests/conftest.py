@@ -15,13 +15,23 @@ def proto(request, fake_provider):
 
 import signal
 
+def pytest_configure(config):
+    # a job a shell starts in the background (without job control) has SIGINT ignored, and Python leaves it so: then no
+    # test that presses Ctrl-C would see a KeyboardInterrupt (they all failed, and one waited for ever). They need Python's default
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN: signal.signal(signal.SIGINT, signal.default_int_handler)
+
+def _sigint_state():
+    "(SIGINT's handler, is it blocked in this thread?)"
+    blocked = hasattr(signal, 'pthread_sigmask') and signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    return signal.getsignal(signal.SIGINT), blocked
+
 @pytest.fixture(autouse=True)
 def _sigint_left_alone():
-    "A test that leaves Ctrl-C handled otherwise than Python's default (a handler, or SIGINT blocked) fails, and the default comes back"
+    "A test that changes how Ctrl-C is handled (its handler, or SIGINT blocked) and does not put it back fails, and it is put back"
     # (twice a full run failed every real-SIGINT test of test_interrupt.py and then hung where a test waits for one: this names the culprit)
+    before = _sigint_state()
     yield
-    handler, blocked = signal.getsignal(signal.SIGINT), signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
-    if handler is signal.default_int_handler and not blocked: return
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    if blocked: signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
-    pytest.fail(f"this test left SIGINT {'blocked' if blocked else f'handled by {handler!r}'}: Ctrl-C would no longer interrupt")
+    if (after := _sigint_state()) == before: return
+    signal.signal(signal.SIGINT, before[0])
+    if hasattr(signal, 'pthread_sigmask'): signal.pthread_sigmask(signal.SIG_BLOCK if before[1] else signal.SIG_UNBLOCK, [signal.SIGINT])
+    pytest.fail(f"this test changed SIGINT's handling from (handler {before[0]!r}, blocked {before[1]}) to (handler {after[0]!r}, blocked {after[1]}) and left it so")
