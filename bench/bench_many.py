@@ -73,6 +73,7 @@ async def main(n):
         raw_t, raw_err, _ = await run(one_raw, base, n)
         chat_t, chat_err, _ = await run(one_chat, base, n)
         # the cyclic collector's full passes walk every object alive (litellm's model map alone is ~400k): rarer ones
+        # (run after the default runs; in our trials later runs in one process were slower, so this does not flatter them)
         th = gc.get_threshold(); gc.set_threshold(th[0], th[1], GC_FULL_EVERY)
         try: raw_gc, _, _ = await run(one_raw, base, n); chat_gc, gc_err, _ = await run(one_chat, base, n)
         finally: gc.set_threshold(*th)

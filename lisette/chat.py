@@ -886,7 +886,7 @@ def _fname(f): return getattr(f, '__qualname__', None) or repr(f)
 
 @patch(as_prop=True)
 def _completefunc_takes_timeout(self:Chat):
-    "`_takes_timeout(self.completefunc)`, asked again only when `completefunc` changes (reading a signature is ~10 µs, every turn)"
+    "`_takes_timeout(self.completefunc)`, asked again only when `completefunc` changes (reading its signature took ~8 µs of a turn's ~70)"
     f = self.completefunc
     if (c := self.__dict__.get('_tt')) is None or c[0] != f: c = self._tt = (f, _takes_timeout(f))  # (`!=`: a bound method is made anew on each read)
     return c[1]
