@@ -116,6 +116,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._Limits.error': ('chat.html#_limits.error', 'lisette/chat.py'),
                               'lisette.chat._Limits.late': ('chat.html#_limits.late', 'lisette/chat.py'),
                               'lisette.chat._Limits.over': ('chat.html#_limits.over', 'lisette/chat.py'),
+                              'lisette.chat._Limits.start': ('chat.html#_limits.start', 'lisette/chat.py'),
                               'lisette.chat._Limits.wait': ('chat.html#_limits.wait', 'lisette/chat.py'),
                               'lisette.chat._Out': ('chat.html#_out', 'lisette/chat.py'),
                               'lisette.chat._Responses': ('chat.html#_responses', 'lisette/chat.py'),

@@ -843,6 +843,9 @@ class _Limits:
         if not _nums_ok(total, idle): raise ValueError(f"timeout={spec!r}: give seconds (a positive number), or (request, stream idle) seconds, either may be None")
         self.total, self.idle, self.stream, self.model, self.t0 = total, idle, stream, model, time.monotonic()
         self.per_read = idle if total is None else total if idle is None else min(total, idle)  # litellm's per-read timeout
+    def start(self):
+        "The request starts now (after any wait for a `limiter` slot, which is not the request's time)"
+        self.t0 = time.monotonic(); self.__dict__.pop('last', None)
     def wait(self):
         "Seconds to wait for the next event"
         left = None if self.total is None else self.total-(time.monotonic()-self.t0)
@@ -1117,7 +1120,7 @@ def _unslot(self:Chat, e=None):
 def _call(self:Chat, kw, stream):
     "Send request `kw` within its time limits; for a stream, yield its chunks (a sub-generator returning the response)"
     lim, kw = self._limits(kw, stream)
-    self._slot()
+    self._slot(); lim.start()
     try: r = self.completefunc(**kw)
     except BaseException as e:
         self._unslot(e)
@@ -1233,7 +1236,7 @@ class AsyncChat(Chat):
                 try:
                     if isinstance(cmd, _Call):
                         lim, kw = self._limits(cmd.kw, stream)
-                        if self.limiter is not None: await self.limiter.aacquire()
+                        if self.limiter is not None: await self.limiter.aacquire(); lim.start()
                         try:
                             r = await _within(self.completefunc(**kw), lim.wait())
                         except BaseException as e:

@@ -116,3 +116,19 @@ def test_limiter_is_not_saved(tmp_path):
     c = Chat(M, limiter=Limiter(max_concurrent=2))
     c2 = load_chat(save_chat(c, tmp_path/'c.json'))
     assert c2.limiter is None
+
+@pytest.mark.parametrize('aio', [False, True])
+@pytest.mark.parametrize('stream', [False, True])
+def test_wait_for_a_slot_is_not_the_requests_time(fake_provider, aio, stream):
+    "A chat that waits out the limiter's pause (another chat's 429) gets its whole `timeout` for the request itself"
+    fp = fake_provider
+    lim = Limiter(max_concurrent=2, jitter=0.0)
+    lim.backoff(secs=1.5)  # as after a 429 with retry-after: 1.5
+    fp.queue(Reply("ok", delay=0.3))
+    chat = (AsyncChat if aio else Chat)('openai/gpt-4o-mini', limiter=lim, timeout=1, api_base=fp.openai_base, api_key='k')
+    async def arun():
+        r = await chat('hi', stream=stream)
+        return [o async for o in r] if stream else r
+    t0 = time.monotonic()
+    asyncio.run(arun()) if aio else (list(chat('hi', stream=True)) if stream else chat('hi'))
+    assert time.monotonic()-t0 >= 1.5 and chat.hist[-1].content == 'ok' and len(fp.requests) == 1
