@@ -331,11 +331,16 @@ def _sync_result(res):
     except RuntimeError: return asyncio.run(_await())
     with ThreadPoolExecutor(1, thread_name_prefix='lisette-async-tool') as ex: return ex.submit(asyncio.run, _await()).result()
 
+import threading
+_in_tool = threading.local()  # `.depth`: how many sync tool calls this thread is inside of
+
 def _call(func, kwargs, raise_on_err=False):
+    _in_tool.depth = (depth := getattr(_in_tool, 'depth', 0)) + 1
     try: return _sync_result(func(**kwargs))
     except Exception:
         if raise_on_err: raise
         return traceback.format_exc()
+    finally: _in_tool.depth = depth
 
 def _finish_call(tc, res, tc_res=None, tc_res_eval=False):
     if tc_res is not None: _store_result(tc_res, _tc_id(tc), res, tc_res_eval)
@@ -392,8 +397,11 @@ async def _aexec_tool(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, exec
         return pair
     if func is None: return done(args)
     if inspect.iscoroutinefunction(func): return done(await _acall(func, args, raise_on_err))
+    # a chat run inside a sync tool (a sub-agent on its own loop) runs its sync tools on that loop's executor: the
+    # shared pool may be full of tools that wait for it, and would never start them
+    ex = executor or (None if getattr(_in_tool, 'depth', 0) else tool_pool())
     # a sync tool finishes on its thread, where its result is kept: a task cancelled meanwhile has it all the same
-    return await asyncio.get_running_loop().run_in_executor(executor or tool_pool(), lambda: done(_call(func, args, raise_on_err)))
+    return await asyncio.get_running_loop().run_in_executor(ex, lambda: done(_call(func, args, raise_on_err)))
 
 async def _alite_call_func(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, raise_on_err=False):
     "Async `_lite_call_func`"

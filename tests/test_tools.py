@@ -292,3 +292,24 @@ def test_async_tool_in_sync_chat(proto):
         chat("1+2?")
     res = [o['content'] for o in chat.hist if isinstance(o, dict) and o.get('role') == 'tool']
     assert res[0] == '3' and 'ValueError: nope' in res[1] and 'coroutine' not in ''.join(res)
+
+def test_sub_agent_tools_never_wait_for_a_full_pool(fake_provider, monkeypatch):
+    "An AsyncChat's sync tool that runs a sub-agent (an AsyncChat with sync tools of its own, on its own loop): with every "
+    "pool thread running such a tool, the sub-agents' tools used to wait for a pool thread for ever"
+    import asyncio
+    import lisette.tools as lt
+    from lisette.testing import scripted_model
+    monkeypatch.setattr(lt, 'tool_threads', 2); monkeypatch.setattr(lt, '_pool', (None, None))  # a pool of 2, made afresh
+    fp = fake_provider.respond_with(scripted_model)
+    kw = dict(api_base=fp.openai_base, api_key='k')
+    def lookup(q:str)->str:
+        "Look `q` up"
+        return 'found '+q
+    def delegate(task:str)->str:
+        "Hand `task` to a sub-agent"
+        return asyncio.run(AsyncChat('openai/gpt-4o-mini', tools=[lookup], **kw)(task)).choices[0].message.content
+    async def main():
+        outer = [AsyncChat('openai/gpt-4o-mini', tools=[delegate], **kw) for _ in range(2)]
+        return await asyncio.wait_for(asyncio.gather(*(c("go") for c in outer)), 20)
+    assert all(r.choices[0].message.content for r in asyncio.run(main()))
+    assert lt.tool_pool()._max_workers == 2
