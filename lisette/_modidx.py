@@ -38,6 +38,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat.AdjustmentWarning': ('chat.html#adjustmentwarning', 'lisette/chat.py'),
                               'lisette.chat.AsyncChat': ('chat.html#asyncchat', 'lisette/chat.py'),
                               'lisette.chat.AsyncChat.__call__': ('chat.html#asyncchat.__call__', 'lisette/chat.py'),
+                              'lisette.chat.AsyncChat._aclaim': ('chat.html#asyncchat._aclaim', 'lisette/chat.py'),
                               'lisette.chat.AsyncChat._drive': ('chat.html#asyncchat._drive', 'lisette/chat.py'),
                               'lisette.chat.AsyncChat._run_tools': ('chat.html#asyncchat._run_tools', 'lisette/chat.py'),
                               'lisette.chat.Chat': ('chat.html#chat', 'lisette/chat.py'),

@@ -1220,15 +1220,30 @@ class AsyncChat(Chat):
         try: return await asyncio.gather(*map(run, cmd.tcs))
         finally: _in_call_order(self.tc_res, cmd.tcs)
 
+    async def _aclaim(self):
+        "Take this chat's turn lock, first waiting for a stream left just before (`break`) that the event loop is closing"
+        # Python never closes an async generator on `break`: the loop does, a few of its turns later
+        for _ in range(5):
+            try: return self._claim()
+            except ChatBusyError:
+                if self.__dict__.get('_ending'): break
+                await asyncio.sleep(0)
+        t0, lock = time.monotonic(), self.__dict__['_busy']
+        while self.__dict__.get('_ending') and time.monotonic()-t0<5:  # (closing its connection: at most a moment)
+            if lock.acquire(blocking=False): return lock
+            await asyncio.sleep(0.001)
+        return self._claim()
+
     async def _drive(self, eng, stream):
-        send, exc, lock = None, None, self._claim()
+        send, exc, lock = None, None, await self._aclaim()
         try:
             while True:
                 try: cmd = eng.throw(exc) if exc is not None else eng.send(send)
                 except StopIteration: return
                 send, exc = None, None
                 if isinstance(cmd, _Out):
-                    yield cmd.o
+                    try: yield cmd.o
+                    except GeneratorExit: self._ending = True; raise  # (the caller left: `_aclaim` waits for the end)
                     continue
                 if isinstance(cmd, _Sleep):
                     await asyncio.sleep(cmd.secs)
@@ -1249,7 +1264,9 @@ class AsyncChat(Chat):
                             try:
                                 async for o in _atimed(keep_built(watch_reply(r)), lim):
                                     seen(o); chunks.append(o)
-                                    if _for_caller(o): yield o
+                                    if _for_caller(o):
+                                        try: yield o
+                                        except GeneratorExit: self._ending = True; raise
                                 send = _stream_response(r, chunks, seen)
                                 _check_stream(r, send)
                                 done = True
@@ -1265,7 +1282,7 @@ class AsyncChat(Chat):
                 except Exception as e: exc = e
         finally:
             eng.close()
-            lock.release()
+            self.__dict__.pop('_ending', None); lock.release()
 
     @delegates(Chat.__call__)
     async def __call__(self, msg=None, prefill=None, temp=None, think=None, search=None, stream=None, max_steps=2,

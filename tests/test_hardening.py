@@ -358,6 +358,22 @@ def test_half_read_stream_makes_chat_busy_until_closed(proto):
     g.close()
     assert contents(chat("now")).content == 'second' and check_hist(chat.hist) is None
 
+def test_async_stream_left_by_break_frees_the_chat(proto):
+    "`break` out of an AsyncChat stream, then the next turn at once: the loop closes the stream a few turns later, and the "
+    "turn waits for that (it raised ChatBusyError); a stream still held, unread, keeps the chat busy"
+    fp, m, kw = proto
+    fp.queue(Reply("one two three four five six seven", chunks=7), "second", Reply("a b c d e f", chunks=6), "fourth")
+    chat = AsyncChat(m, **kw)
+    async def main():
+        async for o in await chat("count", stream=True): break
+        assert contents(await chat("now")).content == 'second'
+        g = await chat("more", stream=True); await g.__anext__()
+        with pytest.raises(ChatBusyError, match='stream'): await chat("meanwhile")
+        await g.aclose()
+        assert contents(await chat("last")).content == 'fourth'
+    asyncio.run(main())
+    assert check_hist(chat.hist) is None and [x.content for x in chat.hist if _role(x)=='assistant'] == ['second', 'fourth']
+
 # ---- item 8: a negative or garbage retry-after is ignored
 
 @pytest.mark.parametrize('ra', ['-5', 'soon', 'nan', 'inf'])
