@@ -1159,8 +1159,8 @@ def _drive(self:Chat, eng, stream):
                 else: send = self._run_tools(cmd)
             except Exception as e: exc = e
     finally:
-        eng.close()
-        lock.release()
+        try: eng.close()
+        finally: lock.release()  # (whatever closing the engine raises, the chat is free again)
 
 # %% ../nbs/06_chat.ipynb #f84ecd18
 def _last_response(res): return last(o for o in res if isinstance(o, ModelResponse))
@@ -1221,18 +1221,15 @@ class AsyncChat(Chat):
         finally: _in_call_order(self.tc_res, cmd.tcs)
 
     async def _aclaim(self):
-        "Take this chat's turn lock, first waiting for a stream left just before (`break`) that the event loop is closing"
-        # Python never closes an async generator on `break`: the loop does, a few of its turns later
-        for _ in range(5):
+        "Take this chat's turn lock, first waiting a moment for a stream left just before (`break`) that the event loop is closing"
+        # Python never closes an async generator on `break`: the loop does, a few of its turns later (more through
+        # wrappers); once it has begun (`_ending`), its connection closes in at most a moment
+        t0 = time.monotonic()
+        while True:
             try: return self._claim()
             except ChatBusyError:
-                if self.__dict__.get('_ending'): break
-                await asyncio.sleep(0)
-        t0, lock = time.monotonic(), self.__dict__['_busy']
-        while self.__dict__.get('_ending') and time.monotonic()-t0<5:  # (closing its connection: at most a moment)
-            if lock.acquire(blocking=False): return lock
+                if time.monotonic()-t0 > (5 if self.__dict__.get('_ending') else 0.05): raise
             await asyncio.sleep(0.001)
-        return self._claim()
 
     async def _drive(self, eng, stream):
         send, exc, lock = None, None, await self._aclaim()
@@ -1281,8 +1278,8 @@ class AsyncChat(Chat):
                     else: send = await self._run_tools(cmd)
                 except Exception as e: exc = e
         finally:
-            eng.close()
-            self.__dict__.pop('_ending', None); lock.release()
+            try: eng.close()
+            finally: self.__dict__.pop('_ending', None); lock.release()
 
     @delegates(Chat.__call__)
     async def __call__(self, msg=None, prefill=None, temp=None, think=None, search=None, stream=None, max_steps=2,

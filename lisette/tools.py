@@ -323,24 +323,34 @@ def _prep_call(tc, tool_schemas, ns, tc_res=None):
 
 from concurrent.futures import ThreadPoolExecutor
 
+import threading
+_in_tool = threading.local()  # `.depth`: how many tool calls deep this thread is (a chat run inside a tool is a sub-agent)
+
+def _depth(): return getattr(_in_tool, 'depth', 0)
+
+def _at_depth(depth, f, *args):
+    "`f(*args)` on this thread as `depth` tool calls deep: the caller's depth, carried to the thread it hands work to"
+    prev, _in_tool.depth = _depth(), depth
+    try: return f(*args)
+    finally: _in_tool.depth = prev
+
 def _sync_result(res):
     "Tool result `res`, with an `async def` tool's coroutine run to its end (on a thread of its own when this one runs an event loop, as in Jupyter)"
     if not inspect.isawaitable(res): return res
     async def _await(): return await res
     try: asyncio.get_running_loop()
     except RuntimeError: return asyncio.run(_await())
-    with ThreadPoolExecutor(1, thread_name_prefix='lisette-async-tool') as ex: return ex.submit(asyncio.run, _await()).result()
+    with ThreadPoolExecutor(1, thread_name_prefix='lisette-async-tool') as ex: return ex.submit(_at_depth, _depth(), asyncio.run, _await()).result()
 
-import threading
-_in_tool = threading.local()  # `.depth`: how many sync tool calls this thread is inside of
-
-def _call(func, kwargs, raise_on_err=False):
-    _in_tool.depth = (depth := getattr(_in_tool, 'depth', 0)) + 1
+def _call(func, kwargs, raise_on_err=False, depth=None):
+    "Run tool `func` with `kwargs`, one tool call deeper than `depth` (default: this thread's)"
+    prev = _depth()
+    _in_tool.depth = (prev if depth is None else depth) + 1
     try: return _sync_result(func(**kwargs))
     except Exception:
         if raise_on_err: raise
         return traceback.format_exc()
-    finally: _in_tool.depth = depth
+    finally: _in_tool.depth = prev
 
 def _finish_call(tc, res, tc_res=None, tc_res_eval=False):
     if tc_res is not None: _store_result(tc_res, _tc_id(tc), res, tc_res_eval)
@@ -361,19 +371,21 @@ import os, threading
 from concurrent.futures import ThreadPoolExecutor
 
 tool_threads = 64  # threads of the pool shared by all chats for sync tool calls (read when the pool is made)
-_pool, _pool_lock = (None, None), threading.Lock()
+_pools, _pool_lock = (None, {}), threading.Lock()  # (the process they belong to, {depth: pool})
 
-def tool_pool()->ThreadPoolExecutor:
-    "The pool sync tool calls run on (made on first use, and again in a forked child, which has none of its threads)"
-    global _pool
-    if _pool[0]!=os.getpid():
+def tool_pool(depth:int=0)->ThreadPoolExecutor:
+    "The pool sync tool calls `depth` tool calls deep run on (a sub-agent's tools: the next one), made on first use, and again in a forked child, which has none of its threads"
+    global _pools
+    if _pools[0]!=os.getpid() or depth not in _pools[1]:
         with _pool_lock:
-            if _pool[0]!=os.getpid(): _pool = (os.getpid(), ThreadPoolExecutor(tool_threads, thread_name_prefix='lisette-tool'))
-    return _pool[1]
+            if _pools[0]!=os.getpid(): _pools = (os.getpid(), {})
+            if depth not in _pools[1]: _pools[1][depth] = ThreadPoolExecutor(tool_threads, thread_name_prefix='lisette-tool'+(f'-{depth}' if depth else ''))
+    return _pools[1][depth]
 
 def run_parallel(f, xs:list)->list:
-    "`[f(x) for x in xs]` concurrently: the first here, the rest on `tool_pool`, each run here if the pool has not started it yet"
-    futs = [tool_pool().submit(f, x) for x in xs[1:]]
+    "`[f(x) for x in xs]` concurrently: the first here, the rest on `tool_pool` (of this thread's depth), each run here if the pool has not started it yet"
+    depth = _depth()
+    futs = [tool_pool(depth).submit(_at_depth, depth, f, x) for x in xs[1:]]
     try:
         res = [f(xs[0])] if xs else []
         for fu,x in zip(futs, xs[1:]): res.append(f(x) if fu.cancel() else fu.result())
@@ -389,7 +401,7 @@ async def _acall(func, kwargs, raise_on_err=False):
         return traceback.format_exc()
 
 async def _aexec_tool(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, executor=None, raise_on_err=False, keep=None):
-    "Async `_exec_tool`; sync tools run in `executor` (default: `tool_pool()`); the result also goes into dict `keep` (by call id) as soon as it is made"
+    "Async `_exec_tool`; sync tools run in `executor` (default: `tool_pool` of this thread's depth in tool calls); the result also goes into dict `keep` (by call id) as soon as it is made"
     func, args = _prep_call(tc, tool_schemas, ns, tc_res)
     def done(res):
         pair = res, _finish_call(tc, res, tc_res if func else None, tc_res_eval)
@@ -397,11 +409,11 @@ async def _aexec_tool(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, exec
         return pair
     if func is None: return done(args)
     if inspect.iscoroutinefunction(func): return done(await _acall(func, args, raise_on_err))
-    # a chat run inside a sync tool (a sub-agent on its own loop) runs its sync tools on that loop's executor: the
-    # shared pool may be full of tools that wait for it, and would never start them
-    ex = executor or (None if getattr(_in_tool, 'depth', 0) else tool_pool())
+    # a chat run inside a sync tool (a sub-agent on its own loop) runs its sync tools on the next pool: the pool of the
+    # tools waiting for it may be full of them, and would never start its own
+    depth = _depth()
     # a sync tool finishes on its thread, where its result is kept: a task cancelled meanwhile has it all the same
-    return await asyncio.get_running_loop().run_in_executor(ex, lambda: done(_call(func, args, raise_on_err)))
+    return await asyncio.get_running_loop().run_in_executor(executor or tool_pool(depth), lambda: done(_call(func, args, raise_on_err, depth)))
 
 async def _alite_call_func(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, raise_on_err=False):
     "Async `_lite_call_func`"

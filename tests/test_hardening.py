@@ -358,19 +358,26 @@ def test_half_read_stream_makes_chat_busy_until_closed(proto):
     g.close()
     assert contents(chat("now")).content == 'second' and check_hist(chat.hist) is None
 
-def test_async_stream_left_by_break_frees_the_chat(proto):
+def test_async_stream_left_by_break_frees_the_chat(proto, monkeypatch):
     "`break` out of an AsyncChat stream, then the next turn at once: the loop closes the stream a few turns later, and the "
-    "turn waits for that (it raised ChatBusyError); a stream still held, unread, keeps the chat busy"
+    "turn waits for that (it raised ChatBusyError), however long closing its connection takes; a stream still held, unread, "
+    "keeps the chat busy, and says so at once"
+    import lisette.chat as lc
     fp, m, kw = proto
     fp.queue(Reply("one two three four five six seven", chunks=7), "second", Reply("a b c d e f", chunks=6), "fourth")
+    close = lc.aclose_stream
+    async def slow_close(r): await asyncio.sleep(0.2); await close(r)  # (longer than a busy chat is waited for)
+    monkeypatch.setattr(lc, 'aclose_stream', slow_close)
     chat = AsyncChat(m, **kw)
     async def main():
         async for o in await chat("count", stream=True): break
-        assert contents(await chat("now")).content == 'second'
+        assert contents(await chat("now")).content == 'second' and '_ending' not in chat.__dict__
         g = await chat("more", stream=True); await g.__anext__()
+        t0 = time.monotonic()
         with pytest.raises(ChatBusyError, match='stream'): await chat("meanwhile")
+        assert time.monotonic()-t0 < 0.5
         await g.aclose()
-        assert contents(await chat("last")).content == 'fourth'
+        assert contents(await chat("last")).content == 'fourth' and '_ending' not in chat.__dict__
     asyncio.run(main())
     assert check_hist(chat.hist) is None and [x.content for x in chat.hist if _role(x)=='assistant'] == ['second', 'fourth']
 

@@ -295,21 +295,24 @@ def test_async_tool_in_sync_chat(proto):
 
 def test_sub_agent_tools_never_wait_for_a_full_pool(fake_provider, monkeypatch):
     "An AsyncChat's sync tool that runs a sub-agent (an AsyncChat with sync tools of its own, on its own loop): with every "
-    "pool thread running such a tool, the sub-agents' tools used to wait for a pool thread for ever"
-    import asyncio
+    "pool thread running such a tool, the sub-agents' tools used to wait for a pool thread for ever; they use the next pool"
+    import asyncio, threading
     import lisette.tools as lt
     from lisette.testing import scripted_model
-    monkeypatch.setattr(lt, 'tool_threads', 2); monkeypatch.setattr(lt, '_pool', (None, None))  # a pool of 2, made afresh
+    monkeypatch.setattr(lt, 'tool_threads', 2); monkeypatch.setattr(lt, '_pools', (None, {}))  # pools of 2, made afresh
     fp = fake_provider.respond_with(scripted_model)
-    kw = dict(api_base=fp.openai_base, api_key='k')
+    kw, threads = dict(api_base=fp.openai_base, api_key='k'), set()
     def lookup(q:str)->str:
         "Look `q` up"
-        return 'found '+q
+        threads.add(threading.current_thread().name); return 'found '+q
     def delegate(task:str)->str:
         "Hand `task` to a sub-agent"
         return asyncio.run(AsyncChat('openai/gpt-4o-mini', tools=[lookup], **kw)(task)).choices[0].message.content
     async def main():
         outer = [AsyncChat('openai/gpt-4o-mini', tools=[delegate], **kw) for _ in range(2)]
         return await asyncio.wait_for(asyncio.gather(*(c("go") for c in outer)), 20)
-    assert all(r.choices[0].message.content for r in asyncio.run(main()))
-    assert lt.tool_pool()._max_workers == 2
+    try:
+        assert all(r.choices[0].message.content for r in asyncio.run(main()))
+        assert {n.rsplit('_', 1)[0] for n in threads} == {'lisette-tool-1'} and lt.tool_pool(1)._max_workers == 2
+    finally:  # (a regression leaves pool threads waiting for ever: let them go, so the test run can end)
+        for p in lt._pools[1].values(): p.shutdown(wait=False, cancel_futures=True)
