@@ -542,6 +542,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._replaced': ('providers.html#_replaced', 'lisette/providers.py'),
                                    'lisette.providers._responses_converters': ( 'providers.html#_responses_converters',
                                                                                 'lisette/providers.py'),
+                                   'lisette.providers._responses_http': ('providers.html#_responses_http', 'lisette/providers.py'),
                                    'lisette.providers._responses_key': ('providers.html#_responses_key', 'lisette/providers.py'),
                                    'lisette.providers._responses_keyless': ('providers.html#_responses_keyless', 'lisette/providers.py'),
                                    'lisette.providers._responses_refusal_dropped': ( 'providers.html#_responses_refusal_dropped',

@@ -446,19 +446,21 @@ def without_sdk_retries(kw:dict)->dict:
     "Request `kw` with the SDK's own retries off, so that the caller's retry policy is the only one"
     return kw | dict(max_retries=0)
 
+def _responses_http(r):
+    "The httpx response under litellm stream `r` if it bridges a Responses stream (whose events' iterator has no close of its own, and which litellm's `aclose` does not reach)"
+    return getattr(getattr(getattr(r, 'completion_stream', None), 'response_iterator', None), 'response', None)
+
 def close_stream(r):
     "Release the HTTP connection of litellm stream `r` now (a stream left to the garbage collector can deadlock httpx's pool)"
     cs = getattr(r, 'completion_stream', None)
-    events = getattr(cs, 'response_iterator', None)  # (litellm's bridge from a Responses stream: its events' iterator has no close of its own)
-    for o in (cs, getattr(cs, 'streaming_response', None), getattr(events, 'response', None)):  # OpenAI's Stream; the line iterator under Anthropic's; the Responses stream's httpx response
+    for o in (cs, getattr(cs, 'streaming_response', None), _responses_http(r)):  # OpenAI's Stream; the line iterator under Anthropic's; a Responses stream's
         if callable(getattr(o, 'close', None)):
             try: o.close()
             except Exception: pass
 
 async def aclose_stream(r):
     "Release the HTTP connection of litellm async stream `r` now"
-    events = getattr(getattr(r, 'completion_stream', None), 'response_iterator', None)  # (taken first: litellm's `aclose` forgets the stream)
-    for o in (r, getattr(events, 'response', None)):  # litellm's own close; the Responses stream's httpx response, which that close does not reach
+    for o in (r, _responses_http(r)):  # (a tuple: the Responses stream's is taken before litellm's `aclose` forgets it)
         if callable(getattr(o, 'aclose', None)):
             try: await o.aclose()
             except Exception: pass
