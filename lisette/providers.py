@@ -919,8 +919,8 @@ def _pool_closes_later():
         except BaseException: h.remove(self); raise
         return self
     def __exit__(self, exc_type=None, exc=None, tb=None):
-        leave(self, exc_type, exc, tb)
-        _held().remove(self)  # unmarked after letting go: what was queued meanwhile runs just below
+        try: leave(self, exc_type, exc, tb)
+        finally: _held().remove(self)  # unmarked after letting go: what was queued meanwhile runs just below
         if self.__dict__.get('_lisette_later'): _run_later(self)
     @functools.wraps(close)
     def close_later(self):
