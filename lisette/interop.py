@@ -17,7 +17,7 @@ from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_typ
 from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv
 from .tools import _provider_ran, _tc_id, _tc_name
 from .providers import paused_msg
-from .context import _msgs_bound
+from .context import _msgs_bound, _bytes_bound
 from .usage import UsageStats
 from .chat import Chat
 
@@ -453,6 +453,17 @@ def _no_limit(k, v):
     if k=='timeout': return [None if o==math.inf else o for o in v]
     return v
 
+def _hist_bytes(hist):
+    "The byte bound of `hist` that loading a saved chat finds (on the way, for a valid history)"
+    b = _plain_bytes(hist, pending_ok=True)
+    return _msgs_bound(hist) if b is None else b
+
+def _context_state(chat):
+    "The exact token count of `chat`'s whole request (the provider's, from the last reply), with the sizes it was counted on; None if there is none"
+    n, tokens, exact = (*chat._ctx, True)[:3]
+    if n is None or not exact or n!=len(chat.hist): return None
+    return {'messages': n, 'tokens': tokens, 'hist_bytes': _hist_bytes(chat.hist), 'fixed_bytes': _bytes_bound([], chat.tool_schemas, chat.sp)}
+
 def chat_state(chat:Chat)->dict:
     "The JSON-able state of `chat` that `save_chat` writes"
     tc_res, reprs, was_repr = None, [], getattr(chat, '_tc_res_repr', {})
@@ -465,10 +476,12 @@ def chat_state(chat:Chat)->dict:
     new = [k for k in reprs if k not in was_repr]
     if new: warnings.warn(f"save_chat: tc_res values for {', '.join(new)} are not JSON; stored as their repr",
                           LossyConversionWarning, stacklevel=3)
-    return {'format': chat_format, 'version': chat_format_version, 'model': chat.model, 'sp': chat.sp,
-            'hist': _enc(chat.hist), 'tc_res': tc_res, 'tc_res_repr': reprs,
-            'use': asdict(chat.use), 'last_use': asdict(chat.last_use),
-            'settings': {k:_no_limit(k, getattr(chat, k)) for k in _settings if hasattr(chat, k)}}
+    res = {'format': chat_format, 'version': chat_format_version, 'model': chat.model, 'sp': chat.sp,
+           'hist': _enc(chat.hist), 'tc_res': tc_res, 'tc_res_repr': reprs,
+           'use': asdict(chat.use), 'last_use': asdict(chat.last_use),
+           'settings': {k:_no_limit(k, getattr(chat, k)) for k in _settings if hasattr(chat, k)}}
+    if cx := _context_state(chat): res['context'] = cx
+    return res
 
 def _nonfinite_at(o, at=''):
     "Where in `o` a NaN or infinity is (JSON holds neither), or None"
@@ -568,6 +581,14 @@ def _whole_hist(hist, src, repair):
         raise SavedChatError(src, f"hist[{e.index}]", str(e) + ("" if repair else "; or load it with repair=True")) from None
     return hist, repairs, _msgs_bound(hist)
 
+def _saved_context(d, src):
+    "The checked `context` of state `d` (see `_context_state`), or None"
+    if (cx := d.get('context')) is None: return None
+    if not isinstance(cx, dict): raise SavedChatError(src, 'context', f"expected an object, got {type(cx).__name__}")
+    for k in ('messages', 'tokens', 'hist_bytes', 'fixed_bytes'):
+        if not (type(v := cx.get(k)) is int and v>=0): raise SavedChatError(src, f'context.{k}', f"expected a non-negative integer, got {json.dumps(v)[:40]}")
+    return cx
+
 def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, source:str='saved chat', **kw)->Chat:
     "A `cls` chat continuing the state `d` written by `chat_state`; `kw` override saved settings (see `load_chat`)"
     src = source
@@ -582,7 +603,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     reprs = d.get('tc_res_repr', [])
     if not (isinstance(reprs, list) and all(isinstance(k, str) for k in reprs)): raise SavedChatError(src, 'tc_res_repr', "expected a list of tool call ids")
     reprs = [k for k in reprs if k in (tcr or {})]
-    use, last_use = _usage(d, 'use', src), _usage(d, 'last_use', src)
+    use, last_use, cx = _usage(d, 'use', src), _usage(d, 'last_use', src), _saved_context(d, src)
     settings = _settings_of(d, src, trusted, kw)
     tc_refs = kw.pop('tc_refs', tcr is not None)
     chat = cls(model, tools=tools, tc_refs=tc_refs, **(settings | kw))
@@ -592,6 +613,10 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     hist, repairs, b = _whole_hist(hist, src, chat.repair)
     chat._hist, chat._ckpts = hist, [(m, i) for i,m in enumerate(hist) if _has_cache(m)]  # as saved, cache checkpoints included
     chat._hist_bound, chat._checked = (len(hist), b), len(hist)  # read and checked now, with the rest of the file: the first turn need not again
+    # the provider's count of the saved request, so the first turn need not count a long history again; only for the
+    # history, system prompt and tools it was counted on (the sizes differ if any changed since: then it is counted anew)
+    if cx and not (repairs or fixed) and (cx['messages'], cx['hist_bytes'], cx['fixed_bytes'])==(len(hist), b, _bytes_bound([], chat.tool_schemas, chat.sp)):
+        chat._ctx = (len(hist), cx['tokens'])
     if tcr is not None and chat.tc_res is not None: chat.tc_res.update(tcr)
     if reprs and chat.tc_res is not None: chat._tc_res_repr = {k: tcr[k] for k in reprs}  # (a save writes them as reprs again)
     chat.use, chat.last_use = use, last_use

@@ -11,7 +11,7 @@ import litellm
 from fastcore.utils import *
 from litellm.types.utils import Function
 from .messages import _get, _nonblank
-from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken
+from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls
 from .tools import _tc_id
 
 # %% ../nbs/06e_switch.ipynb #84017922
@@ -143,6 +143,10 @@ def _audio_as(m, kind, model):
     if (exp := _get(a, 'expires_at')) and exp<=time.time(): return 'text', "OpenAI no longer keeps it"
     return ('id', aid) if (aid := _get(a, 'id')) else ('text', "it has no id")
 
+def _plain_needs_fit(calls, kind):
+    "Would provider `kind` need plain client calls `calls` (their strings, as `_plain_calls` gives them: id, name, arguments each) changed?"
+    return any(fit_id(t, kind)!=t for t in calls[::3]) or kind in _object_args and not all(map(_args_object, calls[2::3]))
+
 def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
     if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind): return True
@@ -226,8 +230,14 @@ def _memo(memo, key, n):
 def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True):
     "Does message `m` need changing for provider `kind`? Remembered in `seen` by identity, unless it holds a `srvtoolu_` call (answered later)"
     if seen is not None and (e := seen.get(id(m))) is not None and e[0] is m: return e[1]
-    need = _needs_fit(m, kind, cache, answered, refusals, echo) if role=='assistant' else not cache and _has_ckpt(m)
-    if seen is not None and not any(_srv(_tc_id(tc)) for tc in _get(m, 'tool_calls') or []): seen[id(m)] = (m, need)
+    # most of a long history's assistant messages only ask for client tools: told apart in the few lookups `_plain_calls`
+    # makes (no reasoning, search parts, audio, refusal, checkpoint or `srvtoolu_` call), as `_get` reads a `Message` slowly
+    if role=='assistant' and (pc := _plain_calls(m)) is not None and (t := pc[1]) is not None:
+        need = _plain_needs_fit(t[len(t)-3*len(pc[0]):], kind) or not echo and _refusal_echo(m)
+    else:
+        need = _needs_fit(m, kind, cache, answered, refusals, echo) if role=='assistant' else not cache and _has_ckpt(m)
+        if any(_srv(_tc_id(tc)) for tc in _get(m, 'tool_calls') or []): return need
+    if seen is not None: seen[id(m)] = (m, need)
     return need
 
 def fit_history(msgs:list, # The messages of a request (system messages first), dicts or litellm `Message`s
@@ -248,6 +258,8 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
     for j in range(len(msgs)) if at is None else at:
         # plain text, most of a long history (this runs on every request): nothing any provider needs changed
         if (m := msgs[j]).__class__ is dict and len(m)==2 and m.get('content').__class__ is str: continue
+        # a text tool result (the other half of a tool-heavy history): only a new id for its call, or a checkpoint, changes it
+        if not ids and m.__class__ is dict and m.get('content').__class__ is str and m.get('role')=='tool' and (cache or 'cache_control' not in m): continue
         if not ids and seen and (e := seen.get(id(m))) is not None and e[0] is m and not e[1]: continue  # examined before: nothing to change
         i, role = j-nsys, _get(m, 'role')
         if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals, echo): continue  # no copy

@@ -678,3 +678,51 @@ def test_export_leaves_out_the_providers_own_search(fake_provider, conv):
         r = httpx.post(fp.url+'/v1/messages', json=dict(model='claude-sonnet-4-5', max_tokens=100, messages=msgs+[{'role': 'user', 'content': 'next'}]))
     assert r.status_code == 200, r.text
     assert sum("the provider's own tool call(s) left out (web_search" in n for n in rep) == 1
+
+def test_saved_count_spares_the_first_turn_a_recount(fake_provider, tmp_path, monkeypatch):
+    "A long chat near the window, saved after a turn: the first turn after loading it does not count the history again"
+    import lisette.chat
+    fp, m = fake_provider, 'anthropic/claude-sonnet-4-5'
+    hist = mk_msgs([('word ' * 9000 + str(i)) for i in range(50)])  # ~450k letters: the estimate is past half the budget
+    fp.queue(Reply('ok', usage=dict(input=100000, output=1)))
+    chat = Chat(m, hist=hist, max_tokens=64000, api_base=fp.anthropic_base, api_key='k')
+    chat('next')  # counted exactly once, before this request
+    assert chat._ctx == (52, 100001)
+    chat.save(tmp_path/'c.json')
+    counted = []
+    real = lisette.chat.count_tokens
+    monkeypatch.setattr(lisette.chat, 'count_tokens', lambda *a, **k: counted.append(1) or real(*a, **k))
+    c2 = Chat.load(tmp_path/'c.json', max_tokens=64000, api_base=fp.anthropic_base, api_key='k')
+    fp.queue(Reply('fine', usage=dict(input=100010, output=1)))
+    assert contents(c2('and now?')).content == 'fine'
+    assert counted == []  # the saved count covered the history: only the new prompt was bounded
+    d = json.loads((tmp_path/'c.json').read_text())
+    d['hist'][3]['content'] += ' more'; (tmp_path/'c.json').write_text(json.dumps(d))
+    c3 = Chat.load(tmp_path/'c.json', max_tokens=64000, api_base=fp.anthropic_base, api_key='k')
+    fp.queue('fine')
+    c3('and now?')
+    assert counted == [1]  # an edited history: its count no longer holds, so it was counted anew
+
+def test_saved_count_round_trips_on_every_protocol(proto, tmp_path):
+    "The provider's count of the last request is saved with a tool round's history and restored by a load with the same tools"
+    fp, m, kw = proto
+    def add(a:int, b:int=0) -> int:
+        "Add two numbers"
+        return a + b
+    fp.queue(Reply('Adding.', tool_calls=[('add', {'a': 1, 'b': 2})]), 'It is 3.')
+    chat = Chat(m, sp='Be brief.', tools=[add], **kw)
+    chat('1+2?')
+    n, t = chat._ctx[:2]
+    assert n == len(chat.hist) and t > 0
+    chat.save(tmp_path/'c.json')
+    assert json.loads((tmp_path/'c.json').read_text())['context']['tokens'] == t
+    assert Chat.load(tmp_path/'c.json', tools=[add], **kw)._ctx == (n, t)
+    assert Chat.load(tmp_path/'c.json', **kw)._ctx == (None, 0)  # without its tools, the request it counted is not the one sent next
+
+@pytest.mark.parametrize('bad, problem', [([1], 'expected an object'), ({'messages': 1, 'tokens': 'x', 'hist_bytes': 1, 'fixed_bytes': 1}, 'context.tokens'),
+                                          ({'messages': 1, 'tokens': 1, 'hist_bytes': True, 'fixed_bytes': 1}, 'context.hist_bytes')])
+def test_bad_saved_count_named(tmp_path, bad, problem):
+    Chat('openai/gpt-4o-mini', hist=['hi', 'hello']).save(tmp_path/'c.json')
+    d = json.loads((tmp_path/'c.json').read_text()); d['context'] = bad
+    (tmp_path/'c.json').write_text(json.dumps(d))
+    with pytest.raises(SavedChatError, match=problem): Chat.load(tmp_path/'c.json')

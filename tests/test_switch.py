@@ -298,3 +298,24 @@ def test_model_none_is_the_chats(fake_provider):
     chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
     chat('Hi', model=None)
     assert fp.last['model'] == 'gpt-4o-mini'
+
+def test_plain_calls_shortcut_agrees_with_the_full_test():
+    "`_needs` reads plain client-call messages in a shortcut: for every provider it must answer as `_needs_fit` does"
+    import itertools
+    from litellm import Message
+    from lisette.switch import _needs, _needs_fit, _memo
+    from lisette.history import _plain_calls
+    from lisette.tools import mk_tc_req, mk_tc
+    ids = ['toolu_01abc', 'call_' + 'x'*40, 'a.b:c', 'fc1__thought__c2lnbmF0dXJl', 'srvtoolu_1']
+    args = ['{"a": 1}', '[1, 2]', '{bad', '', '"s"']
+    msgs = []
+    for tid, a in itertools.product(ids, args):
+        m = mk_tc_req('Let me look', [mk_tc('lookup', key='k')])
+        m.tool_calls[0].id, m.tool_calls[0].function.arguments = tid, a
+        msgs.append(m)
+        m2 = Message(**{**m.model_dump(), 'provider_specific_fields': {'refusal': None}})  # litellm 1.106's echo
+        msgs.append(m2)
+    assert sum(_plain_calls(m) is not None and _plain_calls(m)[1] is not None for m in msgs) > len(msgs)//2  # the shortcut is taken
+    for m, kind, cache, refusals, echo in itertools.product(msgs, ['anthropic', 'gemini', 'responses', 'openai', 'deepseek', 'text'],
+                                                             [True, False], [True, False], [True, False]):
+        assert _needs(m, 'assistant', kind, cache, (), {}, refusals, echo) == _needs_fit(m, kind, cache, (), refusals, echo), (m, kind, cache, echo)
