@@ -1119,20 +1119,19 @@ def _count_searches(usage, items):
     usage.server_tool_use = ServerToolUse(web_search_requests=n)
 
 def _searches_of_event(res, ev):
-    if isinstance(ev, dict) and ev.get('type') in ('response.completed', 'response.incomplete'):
+    if isinstance(ev, dict) and ev.get('type') in ('response.completed', 'response.incomplete') and _responses_search_uncounted():
         _count_searches(getattr(res, 'usage', None), (ev.get('response') or {}).get('output'))
 
+def _searches_of_reply(res, raw):
+    if _responses_search_uncounted(): _count_searches(getattr(res, 'usage', None), getattr(raw, 'output', None))
+
 def _keep_responses_search_count():
-    "Wrap litellm's Responses→chat conversions (plain and streamed) so the usage counts the searches (idempotent)"
-    if not _responses_search_uncounted(): return
-    _wrap_responses('_lisette_searches', on_reply=lambda res, raw: _count_searches(getattr(res, 'usage', None), getattr(raw, 'output', None)),
-                    on_event=_searches_of_event)
+    "Wrap litellm's Responses→chat conversions (plain and streamed) so the usage counts the searches, while the reproducer shows litellm does not (idempotent)"
+    _wrap_responses('_lisette_searches', on_reply=_searches_of_reply, on_event=_searches_of_event)
 
-def _responses_searches(kw):
-    if 'web_search_options' in kw: _keep_responses_search_count()
-    return kw
-
-_adapters.append(_responses_searches)
+# installed by the first request of any kind, asking the reproducer only at the first Responses reply: a reply may hold
+# searches its request did not ask for through `search=` (a `web_search` tool passed as is, a model that searches itself)
+_on_first_request.append(_keep_responses_search_count)
 
 # %% ../nbs/04_providers.ipynb #712335f4
 _rs_ann_event = {'type': 'response.output_text.annotation.added', 'item_id': 'msg_1', 'output_index': 0, 'content_index': 0,
@@ -1149,18 +1148,14 @@ def _responses_stream_drops_citations():
 # %% ../nbs/04_providers.ipynb #ac47a3f6
 def _citations_of_event(res, ev):
     "Give the chunk `res` of annotation event `ev` its `delta.annotations`, converted as litellm converts an unstreamed reply's"
-    if isinstance(ev, dict) and ev.get('type')=='response.output_text.annotation.added' and res.choices:
+    if isinstance(ev, dict) and ev.get('type')=='response.output_text.annotation.added' and res.choices and _responses_stream_drops_citations():
         if anns := _responses_converters()[0]._convert_annotations_to_chat_format([ev.get('annotation')]): res.choices[0].delta.annotations = anns
 
 def _keep_responses_stream_citations():
-    "Wrap litellm's Responses stream translator so annotation events carry `delta.annotations` (idempotent)"
-    if _responses_stream_drops_citations(): _wrap_responses('_lisette_citations', on_event=_citations_of_event)
+    "Wrap litellm's Responses stream translator so annotation events carry `delta.annotations`, while the reproducer shows litellm drops them (idempotent)"
+    _wrap_responses('_lisette_citations', on_event=_citations_of_event)
 
-def _responses_stream_citations(kw):
-    if kw.get('stream') and 'web_search_options' in kw: _keep_responses_stream_citations()
-    return kw
-
-_adapters.append(_responses_stream_citations)
+_on_first_request.append(_keep_responses_stream_citations)  # (as the search count: any streamed reply may cite)
 
 # %% ../nbs/04_providers.ipynb #89beed4e
 def _responses_keyless(model='gpt-5.4', **params):

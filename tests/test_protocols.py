@@ -385,3 +385,26 @@ def test_chatgpt_route(fake_provider, tmp_path, monkeypatch, stream):
     # (test_responses_stream_drops_reasoning_item): it does not go back with the tool results
     assert not any(i.get('type')=='reasoning' for i in fp.last['input'])
     check_hist(chat.hist)
+
+def test_responses_search_mends_need_no_search_request(tmp_path):
+    "A fresh process whose first request asks for no search still gets a Responses reply's searches counted and its streamed citations kept (helper-17 finding 3)"
+    import subprocess, sys, textwrap
+    script = textwrap.dedent('''
+        import os, json; os.environ['LITELLM_LOCAL_MODEL_COST_MAP'] = 'True'
+        from lisette import Chat
+        from lisette.testing import FakeProvider, Reply
+        srch = [dict(query=f'q{i}', url='https://example.com/otters', title='Otters', cited_text='Otters hold hands.') for i in range(2)]
+        res = []
+        for stream in (True, False):
+            with FakeProvider(strict=False) as fp:
+                fp.queue(Reply('Otters hold hands.', web_search=srch))
+                chat = Chat('openai/responses/gpt-5.4', api_base=fp.responses_base, api_key='k')
+                r = chat('otters?', stream=stream)
+                if stream: list(r)
+                m = chat.hist[-1]
+                res.append([chat.use.web_search_requests, len(getattr(m, 'annotations', None) or [])])
+        print(json.dumps(res))
+    ''')
+    out = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [[2, 2], [2, 2]]  # (searches, annotations), streamed and not
