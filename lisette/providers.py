@@ -100,6 +100,20 @@ _register_clones()
 _search_caps = dict(supports_web_search=True)
 capability_fixes = {o: _search_caps for o in (gpt54, gpt54m, codex54, codex54m, codex55, codex53spark)}
 
+# %% ../nbs/04_providers.ipynb #2080892f
+def _responses_base(m):
+    "The model a Responses API name (`openai/responses/...`, `responses/...`) runs; None for other names"
+    for p in ('openai/responses/', 'responses/'):
+        if m.startswith(p): return m[len(p):]
+
+def _with_base_info(m, info):
+    "Model info `info` of `m`, filled in from the entry of the model it runs when `m` is a Responses API name"
+    if (b := _responses_base(m)) is None: return info
+    try:
+        with quiet_litellm(): base = litellm.get_model_info(b)
+    except Exception: return info
+    return {k:v for k,v in base.items() if k not in ('mode', 'key')} | {k:v for k,v in info.items() if v is not None}
+
 # %% ../nbs/04_providers.ipynb #7aab9a6d
 def _counting(register_model):
     "litellm's `register_model`, counting its calls (in its `_lisette_calls`): one can change a model litellm knows, and the map keeps its length"
@@ -131,7 +145,7 @@ def model_info(m):
     try:
         with quiet_litellm(): info = dict(litellm.get_model_info(m))
     except Exception: info = {}
-    return info | capability_fixes.get(m, {})
+    return _with_base_info(m, info) | capability_fixes.get(m, {})
 
 @_per_model
 def supported_params(m):

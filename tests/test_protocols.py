@@ -408,3 +408,12 @@ def test_responses_search_mends_need_no_search_request(tmp_path):
     out = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [[2, 2], [2, 2]]  # (searches, annotations), streamed and not
+
+@pytest.mark.parametrize('m', ['gpt-5', 'gpt-5.2', 'gpt-4.1'])
+def test_responses_search_on_models_litellm_describes_only_for_chat(fake_provider, m):
+    "litellm's map gives openai/responses/gpt-5 no capabilities (and gpt-4.1 no entry): search= still reaches the model (helper-17 finding 5)"
+    fp = fake_provider
+    fp.queue('ok')
+    chat = Chat(f'openai/responses/{m}', api_base=fp.responses_base, api_key='k')
+    chat('weather in SF?', search='l')
+    assert [t.get('type') for t in fp.requests[-1].body.get('tools') or []] == ['web_search'] and not [a for a in chat.adjustments if a.kind=='search']
