@@ -1012,6 +1012,30 @@ def _anthropic_pending_searches(kw):
 
 _adapters.append(_anthropic_pending_searches)
 
+# %% ../nbs/04_providers.ipynb #a0504fa5
+_paused_probe = ([{'type': 'server_tool_use', 'id': 'srvtoolu_1', 'name': 'web_search', 'input': {}}],
+                 [{'type': 'thinking', 'thinking': 't', 'signature': 's'}])
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _litellm_drops_paused_thinking():
+    "Does the installed litellm leave the thinking blocks out of a paused turn it sends back?"
+    from litellm.litellm_core_utils.prompt_templates import factory
+    if not hasattr(factory, '_paused_turn_replay'): return False  # (up to 1.106 there is no such replay: the call is dropped, above)
+    try: return not inspect.unwrap(factory._paused_turn_replay)(*copy.deepcopy(_paused_probe), is_final_message=True)[1]
+    except Exception: return False
+
+# %% ../nbs/04_providers.ipynb #df589535
+def _keep_paused_thinking():
+    "Wrap litellm's paused-turn replay so the turn keeps its thinking blocks (idempotent)"
+    from litellm.litellm_core_utils.prompt_templates import factory
+    if not _litellm_drops_paused_thinking() or getattr(replay := factory._paused_turn_replay, '_lisette', False): return
+    @functools.wraps(replay)
+    def keep(tool_invokes, thinking_blocks, *args, **kwargs): return replay(tool_invokes, thinking_blocks, *args, **kwargs)[0], tuple(thinking_blocks)
+    keep._lisette = True
+    factory._paused_turn_replay = keep
+
+_on_first_request.append(_keep_paused_thinking)
+
 # %% ../nbs/04_providers.ipynb #686fe561
 _placeholder_probe = [{'role': 'user', 'content': 'hi'},
                       {'role': 'assistant', 'content': '', 'tool_calls': [{'id': 'toolu_1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]},

@@ -34,7 +34,7 @@ class Reply:
     signature:str='fake-signature' # Anthropic thinking signature
     stop:str|None=None # Stop reason in either vocabulary (default: tool calls -> tool_use, else end_turn)
     usage:dict=field(default_factory=dict) # input, output, cache_creation, cache_read, reasoning, web_search_requests
-    web_search:list|None=None # Anthropic server-side searches: dicts with query, url, title, cited_text
+    web_search:list|None=None # Anthropic server-side searches: dicts with query, url, title, cited_text (`pending=True`: not run yet, as in a paused turn)
     model:str|None=None # Model name echoed back (default: the request's)
     status:int=200 # HTTP status; >=400 (or an `error`) sends the provider's error JSON
     error:str|None=None # Error message (status 500 unless `status` says otherwise)
@@ -144,8 +144,9 @@ def _loads_obj(a):
 
 # %% ../nbs/00_testing.ipynb #0a616002
 def _search_blocks(s, sid):
-    "server_tool_use and web_search_tool_result blocks for search `s`, and the citation of its result"
+    "server_tool_use and web_search_tool_result blocks for search `s`, and the citation of its result (a pending search: its call only)"
     url, title = s.get('url', ''), s.get('title', '')
+    if s.get('pending'): return [{'type': 'server_tool_use', 'id': sid, 'name': 'web_search', 'input': {'query': s.get('query', '')}}], None
     return ([{'type': 'server_tool_use', 'id': sid, 'name': 'web_search', 'input': {'query': s.get('query', '')}},
              {'type': 'web_search_tool_result', 'tool_use_id': sid, 'content': [{'type': 'web_search_result', 'url': url,
               'title': title, 'encrypted_content': 'fake-encrypted-content', 'page_age': s.get('page_age')}]}],
@@ -158,7 +159,8 @@ def _an_blocks(rep, tcs, ids):
     if rep.thinking: bs.append({'type': 'thinking', 'thinking': rep.thinking, 'signature': rep.signature})
     for s in rep.web_search or []:
         blocks, cite = _search_blocks(s, f'srvtoolu_{next(ids):024d}')
-        bs += blocks; cites.append(cite)
+        bs += blocks
+        if cite: cites.append(cite)
     if rep.text or not (tcs or bs): bs.append({'type': 'text', 'text': rep.text or '', **({'citations': cites} if cites else {})})
     return bs + [{'type': 'tool_use', 'id': i, 'name': nm, 'input': _loads_obj(a)} for i,nm,a in tcs]
 
@@ -481,6 +483,12 @@ def _check_anthropic(body, turns, fp):
             if isinstance(b, dict) and b.get('type')=='thinking' and (b.get('thinking'), b.get('signature')) not in fp._signatures:
                 return f"messages.{i}.content.{k}: Invalid `signature` in `thinking` block"
     if (body.get('thinking') or {}).get('type') in ('enabled', 'adaptive'):
+        # a paused turn sent back to be continued (the final message, the assistant's) starts with its thinking block too
+        c = msgs[-1].get('content') if msgs and msgs[-1].get('role')=='assistant' else None
+        if isinstance(c, list) and c and (first := (c[0] or {}).get('type')) not in ('thinking', 'redacted_thinking') and \
+           any(isinstance(b, dict) and b.get('type')=='server_tool_use' and b.get('id') in fp._thought_calls for b in c):
+            return (f"messages.{len(msgs)-1}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{first}`. "
+                    "When `thinking` is enabled, a final `assistant` message must start with a thinking block.")
         # the assistant turn that the final tool results continue (the current tool loop) must keep its thinking block
         a = max((i for i,t in enumerate(turns) if t['role']=='assistant'), default=None)
         if a is not None and turns[a]['calls'] and a<len(turns)-1 and all(t['results'] and not t['text'] for t in turns[a+1:]):
@@ -702,6 +710,12 @@ def do_POST(self:_Handler):
 # %% ../nbs/00_testing.ipynb #454ae75a
 _tc_prefix = {'anthropic': 'toolu_', 'openai': 'call_', 'responses': 'call_', 'gemini': 'call_'}
 
+def _noting_searches(ids, into):
+    "The numbers of `ids`, each noted in `into` as the id of a search call (`_search_blocks`) of a reply that thought"
+    for v in ids:
+        into.add(f'srvtoolu_{v:024d}')
+        yield v
+
 def _render(rep, body, ctx, fp):
     "(status, payload, streamed) for `rep`: payload is JSON bytes, or a list of encoded SSE events when streamed"
     proto, stream, ids = ctx['proto'], ctx['stream'], fp._ids
@@ -716,7 +730,7 @@ def _render(rep, body, ctx, fp):
         if getattr(fp, 'simulate_cache', False) and not {'cache_read', 'cache_creation', 'cache_read_input_tokens', 'cache_creation_input_tokens'} & set(rep.usage):
             inp, cw, cr = _cache_usage(fp, body)
             rep = dataclasses.replace(rep, usage={**rep.usage, 'input': inp, 'cache_creation': cw, 'cache_read': cr})
-        res = (_an_sse if stream else _an_json)(rep, body, k, tcs, ids)
+        res = (_an_sse if stream else _an_json)(rep, body, k, tcs, _noting_searches(ids, fp._thought_calls) if rep.thinking else ids)
     elif proto=='openai': res = (_oa_sse if stream else _oa_json)(rep, body, k, tcs)
     elif proto=='responses': res = (_rs_sse if stream else _rs_json)(rep, body, k, tcs)
     else:
