@@ -1195,6 +1195,76 @@ def _keep_responses_stream_citations():
 
 _on_first_request.append(_keep_responses_stream_citations)  # (as the search count: any streamed reply may cite)
 
+# %% ../nbs/04_providers.ipynb #397246ac
+import collections, itertools
+_followers_key = 'lisette_followed_by'
+_unsent_kinds = ('web_search_call',)  # output items litellm does not send back (other hosted tools' calls are not sent to it by lisette)
+
+def _no_nones(o):
+    "`o` without its None values, nested (as the provider sent it: litellm's models of an item add every field they know)"
+    if isinstance(o, dict): return {k:_no_nones(v) for k,v in o.items() if v is not None}
+    return [_no_nones(v) for v in o] if isinstance(o, list) else o
+
+def _item_dict(o): return _no_nones(o.model_dump() if hasattr(o, 'model_dump') else o if isinstance(o, dict) else {})
+
+def _followers(output):
+    "{reasoning item id: the search call items right after it} of Responses `output` items"
+    items, res = [_item_dict(o) for o in output or []], {}
+    for i,o in enumerate(items):
+        if o.get('type')=='reasoning' and o.get('id') and (f := list(itertools.takewhile(lambda x: x.get('type') in _unsent_kinds, items[i+1:]))):
+            res[o['id']] = f
+    return res
+
+def _mark_followers(reasoning_items, followers):
+    for ri in reasoning_items or []:
+        if isinstance(ri, dict) and (f := followers.get(ri.get('id'))): ri[_followers_key] = f
+
+_streamed_reasoning = collections.OrderedDict()  # reasoning items passed on in a stream, by id, until its last event (a bounded few)
+
+def _followers_of_event(res, ev):
+    "Note the reasoning items of stream chunk `res`; at the last event `ev`, mark the ones its search calls followed"
+    if res is not None and getattr(res, 'choices', None) and (ris := getattr(res.choices[0].delta, 'reasoning_items', None)):
+        for ri in ris:
+            if isinstance(ri, dict) and ri.get('id'): _streamed_reasoning[ri['id']] = ri
+        while len(_streamed_reasoning)>256:
+            try: _streamed_reasoning.popitem(last=False)
+            except KeyError: break
+    if isinstance(ev, dict) and ev.get('type') in ('response.completed', 'response.incomplete'):
+        out = (ev.get('response') or {}).get('output') or []
+        fl = _followers(out)
+        for o in out:
+            if (ri := _streamed_reasoning.pop(_item_dict(o).get('id'), None)) is not None: _mark_followers([ri], fl)
+
+def _followers_of_reply(res, raw):
+    if res.choices: _mark_followers(getattr(res.choices[0].message, 'reasoning_items', None), _followers(getattr(raw, 'output', None)))
+
+def _with_followers(items, messages):
+    "Responses input `items` converted from `messages`, each reasoning item followed again by the search calls it was"
+    fl = {ri['id']: ri[_followers_key] for m in messages or [] if _get(m, 'role')=='assistant'
+          for ri in _get(m, 'reasoning_items') or [] if isinstance(ri, dict) and ri.get(_followers_key) and ri.get('id')}
+    if not fl: return items
+    res = []
+    for j,it in enumerate(items):
+        res.append(it)
+        if isinstance(it, dict) and it.get('type')=='reasoning' and (f := fl.get(it.get('id'))):
+            nxt = items[j+1] if j+1<len(items) else None
+            if not (isinstance(nxt, dict) and nxt.get('id')==f[0].get('id')): res += [dict(o) for o in f]  # (unless litellm sent them)
+    return res
+
+def _keep_search_followers():
+    "Mark reasoning items with the search calls that followed them, and send those back after them (idempotent)"
+    Handler, _ = _responses_converters()
+    _wrap_responses('_lisette_followers', on_reply=_followers_of_reply, on_event=_followers_of_event)
+    if getattr(Handler, '_lisette_followers_sent', False): return
+    convert = Handler.convert_chat_completion_messages_to_responses_api
+    @functools.wraps(convert)
+    def converted(self, messages, *args, **kwargs):
+        items, instructions = convert(self, messages, *args, **kwargs)
+        return _with_followers(items, messages), instructions
+    Handler.convert_chat_completion_messages_to_responses_api, Handler._lisette_followers_sent = converted, True
+
+_on_first_request.append(_keep_search_followers)
+
 # %% ../nbs/04_providers.ipynb #89beed4e
 def _responses_keyless(model='gpt-5.4', **params):
     "The Authorization header litellm's OpenAI Responses config builds for a request with litellm params `params`"

@@ -544,11 +544,21 @@ def validate_request(body:dict, # The request body
                      model:str|None=None): # Model name (Gemini: from the path)
     "The 400 message a real provider would answer `body` with, or None if it would accept it"
     turns = conversation(body, proto)
-    sigs = fp if fp is not None else SimpleNamespace(_signatures=set(), _thought_calls=set())
+    sigs = fp if fp is not None else SimpleNamespace(_signatures=set(), _thought_calls=set(), _rs_next={})
     if proto=='anthropic' and (e := _check_anthropic(body, turns, sigs)): return e
+    if proto=='responses' and (e := _check_responses(body, sigs)): return e
     if proto=='gemini' and (e := _check_gemini(body, turns, model, sigs)): return e
     if proto=='openai' and (e := _check_openai(body)): return e
     return _check_pairs([t for t in turns if t['role']!='system'], proto)
+
+def _check_responses(body, fp):
+    "Responses rules: a reasoning item the server issued comes back followed by the item that followed it (its kind; a search call: that one)"
+    inp = body.get('input') if isinstance(body.get('input'), list) else []
+    for j,it in enumerate(inp):
+        if not (isinstance(it, dict) and it.get('type')=='reasoning' and (want := getattr(fp, '_rs_next', {}).get(it.get('id')))): continue
+        nxt = inp[j+1] if j+1<len(inp) and isinstance(inp[j+1], dict) else {}
+        if (nxt.get('type', 'message'), nxt.get('id') if want[1] else None)!=want:
+            return f"Item '{it['id']}' of type 'reasoning' was provided without its required following item."
 
 def _check_openai(body):
     "Chat Completions rules: a `tool_calls` list is not empty, a call's name is not empty"
@@ -732,7 +742,10 @@ def _render(rep, body, ctx, fp):
             rep = dataclasses.replace(rep, usage={**rep.usage, 'input': inp, 'cache_creation': cw, 'cache_read': cr})
         res = (_an_sse if stream else _an_json)(rep, body, k, tcs, _noting_searches(ids, fp._thought_calls) if rep.thinking else ids)
     elif proto=='openai': res = (_oa_sse if stream else _oa_json)(rep, body, k, tcs)
-    elif proto=='responses': res = (_rs_sse if stream else _rs_json)(rep, body, k, tcs)
+    elif proto=='responses':
+        res = (_rs_sse if stream else _rs_json)(rep, body, k, tcs)
+        its = _rs_items(rep, tcs, k)  # what follows each reasoning item, which must follow it when it comes back
+        fp._rs_next.update({a['id']: (b['type'], b['id'] if b['type']=='web_search_call' else None) for a,b in zip(its, its[1:]) if a['type']=='reasoning'})
     else:
         sig = _gm_sig(rep, k) if (tcs or rep.thinking) else None
         res = (_gm_sse if stream else _gm_json)(rep, ctx['model'], k, tcs, sig)
@@ -805,7 +818,7 @@ class FakeProvider:
                  host:str='127.0.0.1', # Interface to bind
                  strict:bool=True): # Answer requests a real provider would reject with its 400 (see `validate_request`)
         store_attr()
-        self.requests, self._q, self._fn, self._srv, self._signatures, self._thought_calls = [], [], None, None, set(), set()
+        self.requests, self._q, self._fn, self._srv, self._signatures, self._thought_calls, self._rs_next = [], [], None, None, set(), set(), {}
         self._lock, self._ids = threading.Lock(), itertools.count(1)
         self.simulate_cache, self.cache_min_tokens, self.now, self._cache = False, 1024, time.time, {}  # see "Simulated Anthropic prompt caching"
 

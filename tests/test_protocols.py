@@ -417,3 +417,36 @@ def test_responses_search_on_models_litellm_describes_only_for_chat(fake_provide
     chat = Chat(f'openai/responses/{m}', api_base=fp.responses_base, api_key='k')
     chat('weather in SF?', search='l')
     assert [t.get('type') for t in fp.requests[-1].body.get('tools') or []] == ['web_search'] and not [a for a in chat.adjustments if a.kind=='search']
+
+SEARCHED = [dict(query='weather sf', url='https://example.com/sf', title='SF', cited_text='Sunny.')]
+
+def test_responses_search_calls_not_sent_back_reproducer(fake_provider, monkeypatch):
+    "litellm sends a Responses reply's reasoning back without the web_search_call that followed it (OpenAI refuses that); when this fails, litellm fixed it"
+    import inspect
+    from lisette.providers import _responses_converters
+    Handler = _responses_converters()[0]  # litellm's own conversion, as before any lisette request mended it
+    monkeypatch.setattr(Handler, 'convert_chat_completion_messages_to_responses_api', inspect.unwrap(Handler.convert_chat_completion_messages_to_responses_api))
+    fp = fake_provider
+    fp.queue(Reply('Sunny.', thinking='Search first.', web_search=SEARCHED), 'ok')
+    kw = dict(api_base=fp.responses_base, api_key='k')
+    msgs = [{'role': 'user', 'content': 'Weather in SF?'}]
+    m = litellm.completion('openai/responses/gpt-5.4', msgs, **kw).choices[0].message
+    with pytest.raises(litellm.BadRequestError, match='required following item'):
+        litellm.completion('openai/responses/gpt-5.4', msgs + [m, {'role': 'user', 'content': 'Tomorrow?'}], **kw)
+    assert 'web_search_call' not in [it.get('type') for it in fp.last['input']]
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_responses_search_calls_follow_their_reasoning_back(fake_provider, tmp_path, stream):
+    "A Responses reply that reasoned, searched, reasoned and answered goes back in that order, a saved chat too (helper-17 finding 2)"
+    fp = fake_provider
+    fp.queue(Reply('Sunny.', thinking='Search first.', web_search=SEARCHED), 'Rain.', 'Still rain.')
+    chat = Chat('openai/responses/gpt-5.4', api_base=fp.responses_base, api_key='k')
+    for q in ('Weather in SF?', 'Tomorrow?'):
+        r = chat(q, think='l', search='l', stream=stream)
+        if stream: list(r)
+    kinds = [(it.get('type'), it.get('id')) for it in fp.requests[1].body['input']]
+    assert kinds[1:3] == [('reasoning', 'rs_fake1'), ('web_search_call', 'ws_fake1_0')], kinds
+    chat.save(tmp_path/'c.json')
+    c2 = Chat.load(tmp_path/'c.json', api_base=fp.responses_base, api_key='k')
+    c2('And after?', think='l', search='l')
+    assert [it.get('type') for it in fp.last['input']][1:3] == ['reasoning', 'web_search_call']
