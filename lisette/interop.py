@@ -462,7 +462,8 @@ def _context_state(chat):
     "The exact token count of `chat`'s whole request (the provider's, from the last reply), with the sizes it was counted on; None if there is none"
     n, tokens, exact = (*chat._ctx, True)[:3]
     if n is None or not exact or n!=len(chat.hist): return None
-    return {'messages': n, 'tokens': tokens, 'hist_bytes': _hist_bytes(chat.hist), 'fixed_bytes': _bytes_bound([], chat.tool_schemas, chat.sp)}
+    return {'messages': n, 'tokens': tokens, 'hist_bytes': _hist_bytes(chat.hist), 'fixed_bytes': _bytes_bound([], chat.tool_schemas, chat.sp),
+            'page_results': getattr(chat, 'page_results', None)}  # (paging decides how much of each result was sent)
 
 def chat_state(chat:Chat)->dict:
     "The JSON-able state of `chat` that `save_chat` writes"
@@ -587,6 +588,7 @@ def _saved_context(d, src):
     if not isinstance(cx, dict): raise SavedChatError(src, 'context', f"expected an object, got {type(cx).__name__}")
     for k in ('messages', 'tokens', 'hist_bytes', 'fixed_bytes'):
         if not (type(v := cx.get(k)) is int and v>=0): raise SavedChatError(src, f'context.{k}', f"expected a non-negative integer, got {json.dumps(v)[:40]}")
+    if not (type(v := cx.get('page_results')) is int and v>0 or v is None): raise SavedChatError(src, 'context.page_results', f"expected a positive integer or null, got {json.dumps(v)[:40]}")
     return cx
 
 def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, source:str='saved chat', **kw)->Chat:
@@ -615,7 +617,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     chat._hist_bound, chat._checked = (len(hist), b), len(hist)  # read and checked now, with the rest of the file: the first turn need not again
     # the provider's count of the saved request, so the first turn need not count a long history again; only for the
     # history, system prompt and tools it was counted on (the sizes differ if any changed since: then it is counted anew)
-    if cx and not (repairs or fixed) and (cx['messages'], cx['hist_bytes'], cx['fixed_bytes'])==(len(hist), b, _bytes_bound([], chat.tool_schemas, chat.sp)):
+    if cx and not (repairs or fixed) and (cx['messages'], cx['hist_bytes'], cx['fixed_bytes'], cx.get('page_results'))==(len(hist), b, _bytes_bound([], chat.tool_schemas, chat.sp), chat.page_results):
         chat._ctx = (len(hist), cx['tokens'])
     if tcr is not None and chat.tc_res is not None: chat.tc_res.update(tcr)
     if reprs and chat.tc_res is not None: chat._tc_res_repr = {k: tcr[k] for k in reprs}  # (a save writes them as reprs again)

@@ -1025,14 +1025,33 @@ def _litellm_drops_paused_thinking():
     except Exception: return False
 
 # %% ../nbs/04_providers.ipynb #df589535
+def _signed_thinking(m):
+    "The thinking blocks of message `m` Anthropic takes back: signed, or redacted with their data"
+    return [dict(b) for b in _get(m, 'thinking_blocks') or [] if isinstance(b, dict) and
+            (b.get('type')=='thinking' and b.get('signature') or b.get('type')=='redacted_thinking' and b.get('data'))]
+
+def _with_lead_thinking(out, messages):
+    "Anthropic messages `out` converted from `messages`, the final assistant message given the thinking of its sources if it came out with none"
+    run = list(itertools.takewhile(lambda m: _get(m, 'role')=='assistant', reversed(messages or [])))[::-1]  # (litellm merges them into one)
+    if not (run and out and out[-1].get('role')=='assistant' and isinstance(c := out[-1].get('content'), list)): return out
+    if any(isinstance(b, dict) and b.get('type') in ('thinking', 'redacted_thinking') for b in c): return out
+    if not (tb := [b for m in run for b in _signed_thinking(m)]): return out
+    return [*out[:-1], {**out[-1], 'content': [*tb, *c]}]
+
 def _keep_paused_thinking():
-    "Wrap litellm's paused-turn replay so the turn keeps its thinking blocks (idempotent)"
+    "Wrap litellm's paused-turn replay, and its conversion of messages for Anthropic, so a paused turn keeps its thinking blocks (idempotent)"
     from litellm.litellm_core_utils.prompt_templates import factory
-    if not _litellm_drops_paused_thinking() or getattr(replay := factory._paused_turn_replay, '_lisette', False): return
-    @functools.wraps(replay)
-    def keep(tool_invokes, thinking_blocks, *args, **kwargs): return replay(tool_invokes, thinking_blocks, *args, **kwargs)[0], tuple(thinking_blocks)
-    keep._lisette = True
-    factory._paused_turn_replay = keep
+    if not _litellm_drops_paused_thinking(): return
+    if not getattr(replay := factory._paused_turn_replay, '_lisette', False):
+        @functools.wraps(replay)
+        def keep(tool_invokes, thinking_blocks, *args, **kwargs): return replay(tool_invokes, thinking_blocks, *args, **kwargs)[0], tuple(thinking_blocks)
+        keep._lisette = True
+        factory._paused_turn_replay = keep
+    if not getattr(convert := factory.anthropic_messages_pt, '_lisette', False):  # (litellm imports it from the module at each request)
+        @functools.wraps(convert)
+        def converted(messages, *args, **kwargs): return _with_lead_thinking(convert(messages, *args, **kwargs), messages)
+        converted._lisette = True
+        factory.anthropic_messages_pt = converted
 
 _on_first_request.append(_keep_paused_thinking)
 

@@ -718,9 +718,11 @@ def test_saved_count_round_trips_on_every_protocol(proto, tmp_path):
     assert json.loads((tmp_path/'c.json').read_text())['context']['tokens'] == t
     assert Chat.load(tmp_path/'c.json', tools=[add], **kw)._ctx == (n, t)
     assert Chat.load(tmp_path/'c.json', **kw)._ctx == (None, 0)  # without its tools, the request it counted is not the one sent next
+    assert Chat.load(tmp_path/'c.json', tools=[add], page_results=None, **kw)._ctx == (None, 0)  # nor with results paged otherwise (helper-18)
 
 @pytest.mark.parametrize('bad, problem', [([1], 'expected an object'), ({'messages': 1, 'tokens': 'x', 'hist_bytes': 1, 'fixed_bytes': 1}, 'context.tokens'),
-                                          ({'messages': 1, 'tokens': 1, 'hist_bytes': True, 'fixed_bytes': 1}, 'context.hist_bytes')])
+                                          ({'messages': 1, 'tokens': 1, 'hist_bytes': True, 'fixed_bytes': 1}, 'context.hist_bytes'),
+                                          ({'messages': 1, 'tokens': 1, 'hist_bytes': 1, 'fixed_bytes': 1, 'page_results': '9'}, 'context.page_results')])
 def test_bad_saved_count_named(tmp_path, bad, problem):
     Chat('openai/gpt-4o-mini', hist=['hi', 'hello']).save(tmp_path/'c.json')
     d = json.loads((tmp_path/'c.json').read_text()); d['context'] = bad

@@ -508,13 +508,14 @@ def test_pool_lock_mend_unchanged_use(fake_provider):
     assert contents(c('Hi')).content == 'the end'
 
 @pytest.mark.parametrize('stream', [False, True])
-def test_paused_turn_with_thinking_continues_with_its_thinking(fake_provider, stream):
-    "A paused turn that thought, with a search not run yet, goes back starting with its thinking block (litellm 1.110 dropped it: helper-17 finding 1)"
+@pytest.mark.parametrize('cache', [False, True])
+def test_paused_turn_with_thinking_continues_with_its_thinking(fake_provider, stream, cache):
+    "A paused turn that thought, with a search not run yet, goes back starting with its thinking block (litellm 1.110 dropped it: helper-17 finding 1; with a checkpoint on it, helper-18)"
     fp = fake_provider
     assert fp.strict
     fp.queue(Reply('Let me search.', thinking='I should search.', web_search=[*search, dict(query='more otters', pending=True)], stop='pause_turn'),
              Reply('Otters swim.', web_search=search))
-    c = Chat('anthropic/' + sonn45, search='l', **an(fp))
+    c = Chat('anthropic/' + sonn45, search='l', cache=cache, **an(fp))
     r = c('Search otters', think='l', stream=stream)
     if stream: list(r)
     assert len(fp.requests) == 2  # the strict fake provider took the continuation (it refuses one without the thinking block first)
