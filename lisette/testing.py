@@ -31,7 +31,7 @@ class Reply:
     text:str|None=None # Assistant text (may be empty)
     tool_calls:list=field(default_factory=list) # ('name', {args}) or dict(name=, arguments=dict|json str, id=)
     thinking:str|None=None # Reasoning: Anthropic thinking block, OpenAI `reasoning_content`
-    signature:str='fake-signature' # Anthropic thinking signature
+    signature:str|None=None # Anthropic thinking signature (default: one of this reply's own, as real ones differ)
     stop:str|None=None # Stop reason in either vocabulary (default: tool calls -> tool_use, else end_turn)
     usage:dict=field(default_factory=dict) # input, output, cache_creation, cache_read, reasoning, web_search_requests
     web_search:list|None=None # Anthropic server-side searches: dicts with query, url, title, cited_text (`pending=True`: not run yet, as in a paused turn)
@@ -733,6 +733,7 @@ def _render(rep, body, ctx, fp):
         st = rep.status if rep.status>=400 else 500
         return st, json.dumps(_err_json(proto, st, rep.error or f'HTTP {st}')).encode(), False
     k = next(ids)
+    if rep.signature is None: rep = dataclasses.replace(rep, signature=f'fake-signature-{k}' if proto=='anthropic' else 'fake-signature')  # (the others add the reply's number)
     tcs = _norm_tcs(rep, _tc_prefix[proto], ids)
     if rep.raw is not None: return rep.status, ([rep.raw] if stream else rep.raw), stream
     if rep.refusal is not None and proto not in ('openai', 'responses'): rep = dataclasses.replace(rep, text=rep.refusal, refusal=None)  # (their refusals are text)

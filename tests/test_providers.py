@@ -178,7 +178,7 @@ def test_thinking_with_search_roundtrip(fake_provider, stream):
     c('And now?', think='l')
     a = fp.last['messages'][1]
     assert [b['type'] for b in a['content']] == ['thinking', 'server_tool_use', 'web_search_tool_result', 'text']
-    assert a['content'][0]['signature'] == 'fake-signature'
+    assert a['content'][0]['signature'] == 'fake-signature-1'  # (the first reply's own)
 
 def test_search_cost_dict():
     "Web-search cost when usage carries server_tool_use as a plain dict"
@@ -520,5 +520,5 @@ def test_paused_turn_with_thinking_continues_with_its_thinking(fake_provider, st
     if stream: list(r)
     assert len(fp.requests) == 2  # the strict fake provider took the continuation (it refuses one without the thinking block first)
     last = fp.requests[1].body['messages'][-1]
-    assert last['role'] == 'assistant' and last['content'][0] == {'type': 'thinking', 'thinking': 'I should search.', 'signature': 'fake-signature'}
+    assert last['role'] == 'assistant' and last['content'][0] == {'type': 'thinking', 'thinking': 'I should search.', 'signature': _get(c.hist[1], 'thinking_blocks')[0]['signature']}
     assert c.hist[-1].content.endswith('Otters swim.')
