@@ -534,6 +534,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._not_json': ('providers.html#_not_json', 'lisette/providers.py'),
                                    'lisette.providers._note_made_ids': ('providers.html#_note_made_ids', 'lisette/providers.py'),
                                    'lisette.providers._output_refusal': ('providers.html#_output_refusal', 'lisette/providers.py'),
+                                   'lisette.providers._own_index': ('providers.html#_own_index', 'lisette/providers.py'),
                                    'lisette.providers._per_model': ('providers.html#_per_model', 'lisette/providers.py'),
                                    'lisette.providers._pieces': ('providers.html#_pieces', 'lisette/providers.py'),
                                    'lisette.providers._pool_closes_later': ('providers.html#_pool_closes_later', 'lisette/providers.py'),

@@ -791,12 +791,23 @@ def _idless_calls_dropped():
         with quiet_litellm(): return not stream_chunk_builder([ch]).choices[0].message.tool_calls
     except Exception: return False
 
+def _own_index(tc, known):
+    "Give streamed call `tc` an index of its own when it reuses one another call has (Ollama gives every call 0, or none): `known['_moved']` keeps where"
+    moved, i = known.setdefault('_moved', {}), tc.index
+    if not tc.id:
+        if i in moved: tc.index = moved[i]  # a later piece of a call that was moved
+        return
+    if i is not None and known.get(i, tc.id)==tc.id: return  # its own index (the call starts, or repeats its id)
+    at = next((k for k,v in known.items() if v==tc.id and k!='_moved'), None)  # a call seen before, under another index
+    moved[i] = tc.index = at if at is not None else 1 + max((k for k in known if isinstance(k, int)), default=-1)
+
 def mend_chunk(c, known:dict, model:str=None, nameless:dict=None)->list:
-    "Give the tool calls that start without an id in stream chunk `c` one in the style of `model`'s provider (litellm would drop them): the ids made; calls still without a name go in `nameless` (see `_name_nameless`)"
+    "Give the tool calls that start without an id in stream chunk `c` one in the style of `model`'s provider (litellm would drop them), and each call an index of its own: the ids made; calls still without a name go in `nameless` (see `_name_nameless`)"
     # (read through `__dict__`: pydantic's path for a field litellm left unset costs more than the rest of a chunk's handling)
     if not (ch := getattr(c, '__dict__', {}).get('choices')) or not (tcs := _get(ch[0], 'delta', 'tool_calls')): return []
     made = []
     for tc in tcs:
+        if tc.id and (tc.index is None or known.get(tc.index, tc.id)!=tc.id) or '_moved' in known: _own_index(tc, known)
         f, start = tc.function, tc.index not in known
         if tc.id: known[tc.index] = tc.id
         elif start and f is not None and f.name and _idless_calls_dropped():

@@ -1,5 +1,6 @@
 "Building the complete response from merged text runs gives exactly what litellm builds from every chunk."
-import litellm
+import litellm, pytest
+from lisette import Chat, AsyncChat
 from hypothesis import given, settings, HealthCheck, strategies as st
 from lisette.stream import _merge_text_runs, stream_chunk_builder
 from lisette.testing import Reply
@@ -46,3 +47,27 @@ def test_litellm_built_equals_ours(fake_provider, rep, anthropic, usage):
     assert g == w
     from lisette.usage import UsageStats
     assert UsageStats.from_response(got) == UsageStats.from_response(want)  # tokens and cost (litellm leaves a cost it did not price unset)
+
+@pytest.mark.parametrize('index', [0, None])
+@pytest.mark.parametrize('aio', [False, True])
+def test_streamed_calls_sharing_an_index_stay_apart(fake_provider, index, aio):
+    "Ollama's /v1 streams each tool call whole, all with index 0 (or none): two calls, two tools run (helper-19 finding 1)"
+    import asyncio, json
+    from lisette.testing import Reply
+    fp, ran = fake_provider, []
+    def run_command(command:str) -> str:
+        "Run a shell command"
+        ran.append(command); return f"output of {command}"
+    def chunk(delta, fr=None):
+        return {'id': 'chatcmpl-18', 'object': 'chat.completion.chunk', 'created': 1744446075, 'model': 'qwen2.5-coder', 'system_fingerprint': 'fp_ollama',
+                'choices': [{'index': 0, 'delta': delta, 'finish_reason': fr}]}
+    def call(cid, cmd):
+        return {'id': cid, 'type': 'function', 'function': {'name': 'run_command', 'arguments': json.dumps({'command': cmd})}, **({} if index is None else {'index': index})}
+    evs = [chunk({'role': 'assistant', 'content': '', 'tool_calls': [call('call_a', 'ls')]}),
+           chunk({'role': 'assistant', 'content': '', 'tool_calls': [call('call_b', 'ls -l')]}), chunk({'role': 'assistant', 'content': ''}, 'tool_calls')]
+    fp.queue(Reply(raw=''.join(f"data: {json.dumps(e)}\n\n" for e in evs).encode() + b"data: [DONE]\n\n"), 'Done.')
+    chat = (AsyncChat if aio else Chat)('openai/qwen2.5-coder', tools=[run_command], api_base=fp.openai_base, api_key='k')
+    async def consume(): return [o async for o in await chat('list files', stream=True)]
+    asyncio.run(consume()) if aio else list(chat('list files', stream=True))
+    assert sorted(ran) == ['ls', 'ls -l']
+    assert [(t['id'], json.loads(t['function']['arguments'])) for t in fp.last['messages'][1]['tool_calls']] == [('call_a', {'command': 'ls'}), ('call_b', {'command': 'ls -l'})]
