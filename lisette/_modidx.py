@@ -998,6 +998,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'lisette.usage._pending_sync_callbacks': ('usage.html#_pending_sync_callbacks', 'lisette/usage.py'),
                                'lisette.usage._read': ('usage.html#_read', 'lisette/usage.py'),
                                'lisette.usage._read_usage': ('usage.html#_read_usage', 'lisette/usage.py'),
+                               'lisette.usage._reported_cost': ('usage.html#_reported_cost', 'lisette/usage.py'),
                                'lisette.usage._schema_cols': ('usage.html#_schema_cols', 'lisette/usage.py'),
                                'lisette.usage._searches': ('usage.html#_searches', 'lisette/usage.py'),
                                'lisette.usage._searches_raw': ('usage.html#_searches_raw', 'lisette/usage.py'),

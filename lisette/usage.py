@@ -92,8 +92,14 @@ def _hidden(r):
     p = getattr(r, '__pydantic_private__', None)
     return p['_hidden_params'] if p and '_hidden_params' in p else getattr(r, '_hidden_params', None)
 
+def _reported_cost(r):
+    "The cost response `r`'s usage states (OpenRouter's, say; litellm 1.110 also puts its own there in a stream), or None"
+    c = _get(u, 'cost') if (u := _get(r, 'usage')) is not None else None
+    return float(c) if c.__class__ in (int, float) and 0<=c<math.inf else None
+
 def _cost(r):
-    "litellm's cost for response `r`, 0 when the model has no known price"
+    "The cost of response `r`: the one its usage states (litellm 1.110 takes that too; 1.106 priced an unstreamed reply at the list price), else litellm's, 0 when the model has no known price"
+    if (c := _reported_cost(r)) is not None: return c
     c = (_hidden(r) or {}).get('response_cost')
     if c is not None: return float(c)
     try:

@@ -450,3 +450,22 @@ def test_responses_search_calls_follow_their_reasoning_back(fake_provider, tmp_p
     c2 = Chat.load(tmp_path/'c.json', api_base=fp.responses_base, api_key='k')
     c2('And after?', think='l', search='l')
     assert [it.get('type') for it in fp.last['input']][1:3] == ['reasoning', 'web_search_call']
+
+@pytest.mark.parametrize('stream', [False, True])
+@pytest.mark.parametrize('model', ['gpt-4o-mini', 'mistralai/mistral-small-3.2-24b-instruct'])
+def test_reported_cost_is_the_cost(fake_provider, stream, model):
+    "A cost the reply's usage states (OpenRouter's usage accounting) is the turn's cost, plain or streamed, priced model or not (litellm 1.106 priced a plain reply at the list price: helper-19 finding 3)"
+    fp = fake_provider
+    base = {'id': 'gen-1', 'created': 1, 'model': model}
+    usage = {'prompt_tokens': 10, 'completion_tokens': 2, 'total_tokens': 12, 'cost': 0.95}
+    if stream:
+        evs = [{**base, 'object': 'chat.completion.chunk', 'choices': [{'index': 0, 'delta': {'role': 'assistant', 'content': 'hi'}, 'finish_reason': None}]},
+               {**base, 'object': 'chat.completion.chunk', 'choices': [{'index': 0, 'delta': {}, 'finish_reason': 'stop'}]},
+               {**base, 'object': 'chat.completion.chunk', 'choices': [], 'usage': usage}]
+        raw = ''.join(f"data: {json.dumps(e)}\n\n" for e in evs).encode() + b"data: [DONE]\n\n"
+    else: raw = json.dumps({**base, 'object': 'chat.completion', 'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': 'hi'}, 'finish_reason': 'stop'}], 'usage': usage}).encode()
+    fp.queue(Reply(raw=raw))
+    chat = Chat(f'openai/{model}', api_base=fp.openai_base, api_key='k')
+    r = chat('x', stream=stream)
+    if stream: list(r)
+    assert chat.use.cost == pytest.approx(0.95)
