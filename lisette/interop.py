@@ -587,8 +587,8 @@ def _saved_context(d, src):
     if (cx := d.get('context')) is None: return None
     if not isinstance(cx, dict): raise SavedChatError(src, 'context', f"expected an object, got {type(cx).__name__}")
     for k in ('messages', 'tokens', 'hist_bytes', 'fixed_bytes'):
-        if not (type(v := cx.get(k)) is int and v>=0): raise SavedChatError(src, f'context.{k}', f"expected a non-negative integer, got {json.dumps(v)[:40]}")
-    if not (type(v := cx.get('page_results')) is int and v>0 or v is None): raise SavedChatError(src, 'context.page_results', f"expected a positive integer or null, got {json.dumps(v)[:40]}")
+        if not (type(v := cx.get(k)) is int and 0<=v<2**31): raise SavedChatError(src, f'context.{k}', f"expected a non-negative integer below 2**31, got {json.dumps(v)[:40]}")
+    if not (type(v := cx.get('page_results')) is int and 0<v<2**31 or v is None): raise SavedChatError(src, 'context.page_results', f"expected a positive integer or null, got {json.dumps(v)[:40]}")
     return cx
 
 def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, source:str='saved chat', **kw)->Chat:

@@ -722,6 +722,7 @@ def test_saved_count_round_trips_on_every_protocol(proto, tmp_path):
 
 @pytest.mark.parametrize('bad, problem', [([1], 'expected an object'), ({'messages': 1, 'tokens': 'x', 'hist_bytes': 1, 'fixed_bytes': 1}, 'context.tokens'),
                                           ({'messages': 1, 'tokens': 1, 'hist_bytes': True, 'fixed_bytes': 1}, 'context.hist_bytes'),
+                                          ({'messages': 1, 'tokens': 10**30, 'hist_bytes': 1, 'fixed_bytes': 1}, 'context.tokens'),
                                           ({'messages': 1, 'tokens': 1, 'hist_bytes': 1, 'fixed_bytes': 1, 'page_results': '9'}, 'context.page_results')])
 def test_bad_saved_count_named(tmp_path, bad, problem):
     Chat('openai/gpt-4o-mini', hist=['hi', 'hello']).save(tmp_path/'c.json')
