@@ -1158,27 +1158,34 @@ def _responses_converters():
         LiteLLMResponsesTransformationHandler as Handler, OpenAiResponsesToChatCompletionStreamIterator as Iterator)
     return Handler, Iterator
 
-def _wrap_responses(flag, on_reply=None, on_event=None):
-    """Wrap litellm's Responses→chat conversions once (`flag` marks it): `on_reply(res, raw_response)` mends a converted
-    reply, `on_event(res, event)` a converted stream event (the wrapped translator stays reachable by `inspect.unwrap`)"""
+_reply_mends, _event_mends = {}, {}  # mends of litellm's Responses→chat conversions, by name: of each reply; of each stream event, by its type
+
+def _wrap_responses(flag, on_reply=None, on_event=None, events=()):
+    """Mend litellm's Responses→chat conversions: `on_reply(res, raw_response)` runs on each converted reply, `on_event(res, event)`
+    on each converted stream event of a type in `events` (registered under `flag`, once). litellm's converters are wrapped
+    once for all mends, so an event passes one wrapper, which calls only the mends of its type (the wrapped translator
+    stays reachable by `inspect.unwrap`)"""
     Handler, Iterator = _responses_converters()
-    if getattr(Handler, flag, False): return
-    if on_reply:
-        orig_resp = Handler.transform_response
-        def transform_response(self, model, raw_response, model_response, *args, **kwargs):
-            res = orig_resp(self, model, raw_response, model_response, *args, **kwargs)
-            on_reply(res, raw_response)
-            return res
-        Handler.transform_response = transform_response
-    if on_event:
-        orig_event = Iterator.translate_responses_chunk_to_openai_stream
-        def translate_responses_chunk_to_openai_stream(parsed_chunk, *args, **kwargs):
-            res = orig_event(parsed_chunk, *args, **kwargs)
-            on_event(res, parsed_chunk)
-            return res
-        translate_responses_chunk_to_openai_stream.__wrapped__ = orig_event
-        Iterator.translate_responses_chunk_to_openai_stream = staticmethod(translate_responses_chunk_to_openai_stream)
-    setattr(Handler, flag, True)
+    if on_reply: _reply_mends[flag] = on_reply
+    for t in events: _event_mends.setdefault(t, {})[flag] = on_event
+    if getattr(Handler, '_lisette_wrapped', False): return
+    orig_resp = Handler.transform_response
+    def transform_response(self, model, raw_response, model_response, *args, **kwargs):
+        res = orig_resp(self, model, raw_response, model_response, *args, **kwargs)
+        for f in list(_reply_mends.values()): f(res, raw_response)
+        return res
+    Handler.transform_response = transform_response
+    orig_event = Iterator.translate_responses_chunk_to_openai_stream
+    def translate_responses_chunk_to_openai_stream(parsed_chunk, *args, **kwargs):
+        res = orig_event(parsed_chunk, *args, **kwargs)
+        if fs := _event_mends.get(_get(parsed_chunk, 'type')):  # (a dict, or the SDK's event object; litellm's event types are `str` enums)
+            for f in list(fs.values()): f(res, parsed_chunk)
+        return res
+    translate_responses_chunk_to_openai_stream.__wrapped__ = orig_event
+    Iterator.translate_responses_chunk_to_openai_stream = staticmethod(translate_responses_chunk_to_openai_stream)
+    Handler._lisette_wrapped = True
+
+_last_events = ('response.completed', 'response.incomplete')  # the events that hold the whole reply
 
 def _count_searches(usage, items):
     "Set `usage.server_tool_use.web_search_requests` from Responses output `items`, unless litellm counted them"
@@ -1187,7 +1194,7 @@ def _count_searches(usage, items):
     usage.server_tool_use = ServerToolUse(web_search_requests=n)
 
 def _searches_of_event(res, ev):
-    if isinstance(ev, dict) and ev.get('type') in ('response.completed', 'response.incomplete') and _responses_search_uncounted():
+    if isinstance(ev, dict) and _responses_search_uncounted():  # (a last event: see `_wrap_responses`)
         _count_searches(getattr(res, 'usage', None), (ev.get('response') or {}).get('output'))
 
 def _searches_of_reply(res, raw):
@@ -1195,7 +1202,7 @@ def _searches_of_reply(res, raw):
 
 def _keep_responses_search_count():
     "Wrap litellm's Responses→chat conversions (plain and streamed) so the usage counts the searches, while the reproducer shows litellm does not (idempotent)"
-    _wrap_responses('_lisette_searches', on_reply=_searches_of_reply, on_event=_searches_of_event)
+    _wrap_responses('_lisette_searches', on_reply=_searches_of_reply, on_event=_searches_of_event, events=_last_events)
 
 # installed by the first request of any kind, asking the reproducer only at the first Responses reply: a reply may hold
 # searches its request did not ask for through `search=` (a `web_search` tool passed as is, a model that searches itself)
@@ -1216,17 +1223,17 @@ def _responses_stream_drops_citations():
 # %% ../nbs/04_providers.ipynb #ac47a3f6
 def _citations_of_event(res, ev):
     "Give the chunk `res` of annotation event `ev` its `delta.annotations`, converted as litellm converts an unstreamed reply's"
-    if isinstance(ev, dict) and ev.get('type')=='response.output_text.annotation.added' and res.choices and _responses_stream_drops_citations():
+    if isinstance(ev, dict) and res.choices and _responses_stream_drops_citations():  # (an annotation event)
         if anns := _responses_converters()[0]._convert_annotations_to_chat_format([ev.get('annotation')]): res.choices[0].delta.annotations = anns
 
 def _keep_responses_stream_citations():
     "Wrap litellm's Responses stream translator so annotation events carry `delta.annotations`, while the reproducer shows litellm drops them (idempotent)"
-    _wrap_responses('_lisette_citations', on_event=_citations_of_event)
+    _wrap_responses('_lisette_citations', on_event=_citations_of_event, events=('response.output_text.annotation.added',))
 
 _on_first_request.append(_keep_responses_stream_citations)  # (as the search count: any streamed reply may cite)
 
 # %% ../nbs/04_providers.ipynb #397246ac
-import collections, itertools
+import itertools
 _followers_key = 'lisette_followed_by'
 _unsent_kinds = ('web_search_call',)  # output items litellm does not send back (other hosted tools' calls are not sent to it by lisette)
 
@@ -1238,32 +1245,22 @@ def _no_nones(o):
 def _item_dict(o): return _no_nones(o.model_dump() if hasattr(o, 'model_dump') else o if isinstance(o, dict) else {})
 
 def _followers(output):
-    "{reasoning item id: the search call items right after it} of Responses `output` items"
-    items, res = [_item_dict(o) for o in output or []], {}
-    for i,o in enumerate(items):
-        if o.get('type')=='reasoning' and o.get('id') and (f := list(itertools.takewhile(lambda x: x.get('type') in _unsent_kinds, items[i+1:]))):
-            res[o['id']] = f
+    "{reasoning item id: the search call items right after it} of Responses `output` items (read only when it holds a search call)"
+    out = list(output or [])
+    kinds, res = [_get(o, 'type') for o in out], {}
+    if not any(k in _unsent_kinds for k in kinds): return res  # (most replies: nothing to copy)
+    for i,k in enumerate(kinds):
+        if k=='reasoning' and (rid := _get(out[i], 'id')) and (n := len(list(itertools.takewhile(lambda x: x in _unsent_kinds, kinds[i+1:])))):
+            res[rid] = [_item_dict(o) for o in out[i+1:i+1+n]]
     return res
 
 def _mark_followers(reasoning_items, followers):
     for ri in reasoning_items or []:
         if isinstance(ri, dict) and (f := followers.get(ri.get('id'))): ri[_followers_key] = f
 
-_streamed_reasoning = collections.OrderedDict()  # reasoning items passed on in a stream, by id, until its last event (a bounded few)
-
 def _followers_of_event(res, ev):
-    "Note the reasoning items of stream chunk `res`; at the last event `ev`, mark the ones its search calls followed"
-    if res is not None and getattr(res, 'choices', None) and (ris := getattr(res.choices[0].delta, 'reasoning_items', None)):
-        for ri in ris:
-            if isinstance(ri, dict) and ri.get('id'): _streamed_reasoning[ri['id']] = ri
-        while len(_streamed_reasoning)>256:
-            try: _streamed_reasoning.popitem(last=False)
-            except KeyError: break
-    if isinstance(ev, dict) and ev.get('type') in ('response.completed', 'response.incomplete'):
-        out = (ev.get('response') or {}).get('output') or []
-        fl = _followers(out)
-        for o in out:
-            if (ri := _streamed_reasoning.pop(_item_dict(o).get('id'), None)) is not None: _mark_followers([ri], fl)
+    "Mark the reasoning items of stream chunk `res` of the last event `ev` (litellm gives them there, the objects the built message holds)"
+    if getattr(res, 'choices', None): _mark_followers(getattr(res.choices[0].delta, 'reasoning_items', None), _followers((ev.get('response') or {}).get('output')))
 
 def _followers_of_reply(res, raw):
     if res.choices: _mark_followers(getattr(res.choices[0].message, 'reasoning_items', None), _followers(getattr(raw, 'output', None)))
@@ -1284,7 +1281,7 @@ def _with_followers(items, messages):
 def _keep_search_followers():
     "Mark reasoning items with the search calls that followed them, and send those back after them (idempotent)"
     Handler, _ = _responses_converters()
-    _wrap_responses('_lisette_followers', on_reply=_followers_of_reply, on_event=_followers_of_event)
+    _wrap_responses('_lisette_followers', on_reply=_followers_of_reply, on_event=_followers_of_event, events=_last_events)
     if getattr(Handler, '_lisette_followers_sent', False): return
     convert = Handler.convert_chat_completion_messages_to_responses_api
     @functools.wraps(convert)
@@ -1437,10 +1434,10 @@ def _refusal_of_reply(res, raw):
     if m is not None and not m.content and not m.tool_calls and (rf := _output_refusal(getattr(raw, 'output', None))): m.refusal = rf
 
 def _refusal_of_event(res, ev):
-    if _get(ev, 'type')=='response.refusal.delta' and res.choices: res.choices[0].delta.refusal = _get(ev, 'delta') or ''  # (a dict, or the SDK's event object)
+    if res.choices: res.choices[0].delta.refusal = _get(ev, 'delta') or ''  # (a refusal delta event: a dict, or the SDK's event object)
 
 def _keep_responses_refusals():
     "Wrap litellm's Responses→chat conversions (plain and streamed) so a refusal's words reach the chat reply (idempotent)"
-    if _responses_refusal_dropped(): _wrap_responses('_lisette_refusals', on_reply=_refusal_of_reply, on_event=_refusal_of_event)
+    if _responses_refusal_dropped(): _wrap_responses('_lisette_refusals', on_reply=_refusal_of_reply, on_event=_refusal_of_event, events=('response.refusal.delta',))
 
 _on_first_request.append(_keep_responses_refusals)  # (not only for `openai/responses/`: litellm also sends models whose mode is 'responses', e.g. gpt-5.2-pro, there)
