@@ -99,12 +99,13 @@ def _thinking_problem(m, role):
     if not isinstance(tbs, list): return f"thinking_blocks is a {type(tbs).__name__}, not a list"
     for j,b in enumerate(tbs):
         t = _get(b, 'type')
-        if t=='thinking': need = ('thinking', 'signature') if _get(b, 'signature') is not None else ('thinking',)  # Gemini's are unsigned
-        elif t=='redacted_thinking': need = ('data',)
+        # {field: may it be empty?}: the text may (Claude's thinking with `display: 'omitted'`, an empty signed Gemini thought)
+        if t=='thinking': need = {'thinking': True} | ({'signature': False} if _get(b, 'signature') is not None else {})  # Gemini's may be unsigned
+        elif t=='redacted_thinking': need = {'data': False}
         else: return f"thinking_blocks[{j}] has type {t!r}; expected 'thinking' or 'redacted_thinking'"
-        for k in need:
+        for k,may_be_empty in need.items():
             v = _get(b, k)
-            if not (isinstance(v, str) and v): return f"thinking_blocks[{j}] ({t}) has no {k!r} string: thinking blocks must be sent back exactly as the provider returned them"
+            if not (isinstance(v, str) and (v or may_be_empty)): return f"thinking_blocks[{j}] ({t}) has no {k!r} string: thinking blocks must be sent back exactly as the provider returned them"
 
 # %% ../nbs/01b_history.ipynb #a66311c5
 def _open_block(msgs, start):

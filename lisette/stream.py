@@ -109,9 +109,11 @@ def cite_footnote(msg):
     try: delta = _get(_get(msg, 'choices')[0], 'delta')  # (`_get`: litellm keeps `delta` among pydantic's extras, a slow attribute)
     except (AttributeError, IndexError, TypeError, KeyError): return
     psf = _get(delta, 'provider_specific_fields')
-    if psf and (citation := psf.get('citation')):
-        title = str(citation.get('title') or '').replace('"', '\\"')
-        delta.content = f'[*]({citation.get("url")} "{title}") '
+    if not (psf and isinstance(citation := psf.get('citation'), dict)): return
+    url = citation.get('url') or citation.get('source')
+    if not (isinstance(url, str) and url.startswith(('https://', 'http://'))): return  # (a document's: nothing to link)
+    title = str(citation.get('title') or '').replace('"', '\\"')
+    delta.content = f'[*]({url} "{title}") '
 
 def cite_footnotes(stream_list):
     "Add markdown footnote citations to stream deltas"

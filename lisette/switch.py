@@ -25,10 +25,15 @@ def provider_kind(model:str)->str:
     return 'openai'
 
 # %% ../nbs/06e_switch.ipynb #feec3fef
+def _gemini_signed(m):
+    "The Gemini thought signatures litellm noted on message `m` (and None: an unsigned block is Gemini's)"
+    sigs = nested_idx(_get(m, 'provider_specific_fields') or {}, 'thought_signatures')
+    return {None, *(s for s in sigs if isinstance(s, str))} if isinstance(sigs, list) else {None}
+
 def reasoning_origin(m)->str|None:
     "The provider kind whose reasoning message `m` carries ('anthropic', 'gemini', 'responses', 'text'), or None"
     tbs = _get(m, 'thinking_blocks') or []
-    if any(_get(b, 'signature') or _get(b, 'type')=='redacted_thinking' for b in tbs): return 'anthropic'
+    if any(_get(b, 'type')=='redacted_thinking' for b in tbs) or any(_get(b, 'signature') not in _gemini_signed(m) for b in tbs): return 'anthropic'
     if tbs: return 'gemini'
     if _get(m, 'reasoning_items'): return 'responses'
     return 'text' if _get(m, 'reasoning_content') else None

@@ -30,7 +30,7 @@ class Reply:
     "One scripted model answer, rendered in the protocol of the request"
     text:str|None=None # Assistant text (may be empty)
     tool_calls:list=field(default_factory=list) # ('name', {args}) or dict(name=, arguments=dict|json str, id=)
-    thinking:str|None=None # Reasoning: Anthropic thinking block, OpenAI `reasoning_content`
+    thinking:str|None=None # Reasoning: Anthropic thinking block ('': one whose text is omitted, as `display: 'omitted'` sends it), OpenAI `reasoning_content`
     signature:str|None=None # Anthropic thinking signature (default: one of this reply's own, as real ones differ)
     stop:str|None=None # Stop reason in either vocabulary (default: tool calls -> tool_use, else end_turn)
     usage:dict=field(default_factory=dict) # input, output, cache_creation, cache_read, reasoning, web_search_requests
@@ -156,7 +156,7 @@ def _search_blocks(s, sid):
 def _an_blocks(rep, tcs, ids):
     "Anthropic content blocks for `rep`"
     bs, cites = [], []
-    if rep.thinking: bs.append({'type': 'thinking', 'thinking': rep.thinking, 'signature': rep.signature})
+    if rep.thinking is not None: bs.append({'type': 'thinking', 'thinking': rep.thinking, 'signature': rep.signature})  # ('': Claude's `display: 'omitted'`)
     for s in rep.web_search or []:
         blocks, cite = _search_blocks(s, f'srvtoolu_{next(ids):024d}')
         bs += blocks
@@ -741,7 +741,7 @@ def _render(rep, body, ctx, fp):
         if getattr(fp, 'simulate_cache', False) and not {'cache_read', 'cache_creation', 'cache_read_input_tokens', 'cache_creation_input_tokens'} & set(rep.usage):
             inp, cw, cr = _cache_usage(fp, body)
             rep = dataclasses.replace(rep, usage={**rep.usage, 'input': inp, 'cache_creation': cw, 'cache_read': cr})
-        res = (_an_sse if stream else _an_json)(rep, body, k, tcs, _noting_searches(ids, fp._thought_calls) if rep.thinking else ids)
+        res = (_an_sse if stream else _an_json)(rep, body, k, tcs, _noting_searches(ids, fp._thought_calls) if rep.thinking is not None else ids)
     elif proto=='openai': res = (_oa_sse if stream else _oa_json)(rep, body, k, tcs)
     elif proto=='responses':
         res = (_rs_sse if stream else _rs_json)(rep, body, k, tcs)
@@ -751,7 +751,7 @@ def _render(rep, body, ctx, fp):
         sig = _gm_sig(rep, k) if (tcs or rep.thinking) else None
         res = (_gm_sse if stream else _gm_json)(rep, ctx['model'], k, tcs, sig)
         if sig: fp._signatures.add(sig)
-    if proto=='anthropic' and rep.thinking:
+    if proto=='anthropic' and rep.thinking is not None:
         fp._signatures.add((rep.thinking, rep.signature))
         fp._thought_calls.update(i for i,_,_ in tcs)
     return rep.status, (res if stream else json.dumps(res).encode()), stream

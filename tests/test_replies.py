@@ -520,3 +520,76 @@ async def test_reply_call_without_id_key(fake_provider, case, cls):
     assert tid.startswith('call_' if case=='openai' else 'toolu_') and chat.hist[2]['tool_call_id'] == tid and chat.hist[2]['content'] == '3'
     assert [a.detail for a in chat.adjustments if a.kind=='tool_call_id'] == [f"the reply's add call came without an id: given the id {tid!r}"]
     assert chat.hist[-1].content == "It is 3" and check_hist(chat.hist) is None and len(fp.requests) == 2
+
+
+# ---- thinking whose text is empty
+
+def _get_country() -> str:
+    "The user's country"
+    return 'France'
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_thinking_with_omitted_text(fake_provider, stream):
+    """Claude with `thinking={'display': 'omitted'}` (Opus 4.7's default) sends thinking blocks whose text is empty, with a
+    signature: they go back as they came, in the tool loop and in later turns (the history check took them for malformed)"""
+    fp = fake_provider
+    fp.queue(Reply(thinking='', tool_calls=[('_get_country', {})]), 'France.', 'Hello.')
+    chat = Chat('anthropic/claude-opus-4-7', tools=[_get_country], api_base=fp.anthropic_base, api_key='k',
+                callkw=dict(thinking={'type': 'adaptive', 'display': 'omitted'}))
+    for q in ('Where am I?', 'Hello again'):
+        r = _quiet(chat, q, stream=stream)
+        if stream: list(r)
+    sent = [b for m in fp.last['messages'] if m['role']=='assistant' for b in m['content'] if isinstance(m['content'], list)]
+    assert sent[0] == {'type': 'thinking', 'thinking': '', 'signature': 'fake-signature-1'}, sent
+    assert len(fp.requests) == 3 and check_hist(chat.hist) is None and chat.hist[-1].content == 'Hello.'
+
+def test_gemini_signed_empty_thought(fake_provider):
+    "A Gemini reply whose signature is on an empty thought part (non-streamed, as the parts of a stream are kept whole): the next turn goes"
+    fp = fake_provider
+    sig = 'CtcBAdHtimSIG1abc=='
+    ev = {'candidates': [{'content': {'role': 'model', 'parts': [{'text': '**Plan**', 'thought': True}, {'text': '', 'thought': True, 'thoughtSignature': sig},
+                                                                 {'text': 'It is 4.'}]}, 'finishReason': 'STOP', 'index': 0}],
+          'usageMetadata': {'promptTokenCount': 10, 'candidatesTokenCount': 5, 'totalTokenCount': 18, 'thoughtsTokenCount': 3}, 'modelVersion': 'gemini-2.5-flash'}
+    fp._signatures.add(sig)
+    fp.queue(Reply(raw=json.dumps(ev).encode()), 'ok')
+    chat = Chat('gemini/gemini-2.5-flash', api_base=fp.gemini_base, api_key='k')
+    _quiet(chat, '2+2?', think='l'); _quiet(chat, 'thanks', think='l')
+    assert len(fp.requests) == 2 and chat.hist[-1].content == 'ok'
+    assert sig in json.dumps(fp.last['contents'][1])  # its signature went back
+
+def test_gemini_signed_thought_summary_is_not_a_switch(fake_provider):
+    "A Gemini thought summary Gemini signed is Gemini's own reasoning: no 'switch' adjustment, and it is not left out of a Gemini chat's next request"
+    fp = fake_provider
+    sig = 'CtcBAdHtimSIG1abc=='
+    ev = {'candidates': [{'content': {'role': 'model', 'parts': [{'text': '**Plan**\nthink', 'thought': True, 'thoughtSignature': sig}, {'text': 'It is 4.'}]},
+                          'finishReason': 'STOP', 'index': 0}],
+          'usageMetadata': {'promptTokenCount': 10, 'candidatesTokenCount': 5, 'totalTokenCount': 18, 'thoughtsTokenCount': 3}, 'modelVersion': 'gemini-2.5-flash'}
+    fp._signatures.add(sig)
+    fp.queue(Reply(raw=json.dumps(ev).encode()), 'ok')
+    chat = Chat('gemini/gemini-2.5-flash', api_base=fp.gemini_base, api_key='k')
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        chat('2+2?', think='l'); chat('thanks', think='l')
+    assert 'switch' not in [a.kind for a in chat.adjustments] and not [w for w in ws if 'switch' in str(w.message)]
+    assert sig in json.dumps(fp.last['contents'][1]) and chat.hist[-1].content == 'ok'
+
+# ---- document citations, streamed
+
+def test_streamed_document_citations_keep_the_text_clean(fake_provider):
+    "Claude's citations of a document the user sent have no address: a streamed reply's text is the same as a reply not streamed"
+    fp = fake_provider
+    cite = {'type': 'char_location', 'cited_text': 'The grass is green. ', 'document_index': 0, 'document_title': 'My Document', 'start_char_index': 0, 'end_char_index': 20}
+    blocks = [('According to the document, ', None), ('the grass is green', cite), ('.', None)]
+    evs = [{'type': 'message_start', 'message': {'id': 'msg_1', 'type': 'message', 'role': 'assistant', 'model': 'claude-sonnet-4-5', 'content': [],
+                                                 'stop_reason': None, 'stop_sequence': None, 'usage': {'input_tokens': 610, 'output_tokens': 1}}}]
+    for i,(t,c) in enumerate(blocks):
+        evs.append({'type': 'content_block_start', 'index': i, 'content_block': {'type': 'text', 'text': ''}})
+        if c: evs.append({'type': 'content_block_delta', 'index': i, 'delta': {'type': 'citations_delta', 'citation': c}})
+        evs += [{'type': 'content_block_delta', 'index': i, 'delta': {'type': 'text_delta', 'text': t}}, {'type': 'content_block_stop', 'index': i}]
+    evs += [{'type': 'message_delta', 'delta': {'stop_reason': 'end_turn', 'stop_sequence': None}, 'usage': {'output_tokens': 12}}, {'type': 'message_stop'}]
+    fp.queue(Reply(raw=b''.join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in evs), headers={'content-type': 'text/event-stream'}))
+    doc = {'role': 'user', 'content': [{'type': 'document', 'source': {'type': 'text', 'media_type': 'text/plain', 'data': 'The grass is green.'},
+                                        'title': 'My Document', 'citations': {'enabled': True}}, {'type': 'text', 'text': 'What colour is the grass?'}]}
+    chat = Chat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')
+    list(chat(doc, stream=True))
+    assert chat.hist[-1].content == 'According to the document, the grass is green.'
