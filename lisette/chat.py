@@ -28,8 +28,8 @@ from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
-                               missing_keys, without_sdk_retries, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, reply_refusal, _name_nameless, _chain)
+                               missing_keys, without_sdk_retries, learn_refusal, without_refused, close_stream, aclose_stream, keep_built, watch_reply, built_response,
+                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage_sent, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, _name_nameless, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -454,6 +454,8 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         res = adapt_request(kw | {'model': self._target}) | {'model': kw['model']}
     else: res = adapt_request(kw)
     if 'temperature' in kw and 'temperature' not in res: self._adjust(None, 'temperature', _temp_dropped(f"{m} takes none here", kw['temperature']))
+    res, gone = without_refused(res)
+    for f,why in gone.items(): self._adjust(None, 'refused', f"`{f}` left out of the assistant messages sent, as {m}'s server refused it ({why!r}); the history keeps it")
     return res
 
 # %% ../nbs/06_chat.ipynb #1bc82383
@@ -486,6 +488,9 @@ def _after_response(self:Chat, r, prefill):
 
 def _bad_size(bad): return bool(bad.keys() & {'prompt_tokens', 'completion_tokens'})  # (the counts that bound the context)
 
+# %% ../nbs/06_chat.ipynb #ec537ed1
+def _estimated(u): return f"({u.prompt_tokens:,} in, " if u.prompt_tokens else "(input unknown, "
+
 @patch
 def _count_use(self:Chat, r):
     "Add the usage of response `r` to the chat's: (its `UsageStats`, {field: value} of impossible counts, left out and reported)"
@@ -493,6 +498,9 @@ def _count_use(self:Chat, r):
     if bad: self._adjust(None, 'usage', f"{self.model} reported impossible usage ({_show_bad(bad)}): counted as unknown (0)"
                                         + ("; no cost counted for this reply" if u.cost==0 else '')
                                         + ("; the context bound keeps its own estimate" if _bad_size(bad) else ''))
+    elif (_hidden(r) or {}).get('lisette_usage_estimated'):
+        self._adjust(None, 'usage', f"{self.model} streamed no token counts: this reply's usage {_estimated(u)}{u.completion_tokens:,} out) and cost are litellm's estimate")
+    elif not (u.prompt_tokens or u.total_tokens): self._adjust(None, 'usage', f"{self.model} sent no token counts: this reply's usage and cost are unknown, counted as 0")
     self.use += u; self.last_use += u
     return u, bad
 
@@ -643,7 +651,7 @@ def _cut_tool_results(self:Chat, t):
 @patch
 def _ask(self:Chat, t):
     "Get the next response of turn `t` (a sub-generator yielding `_Call`, `_Sleep` and `_Out`)"
-    attempt, waited = 0, 0.
+    attempt, waited, shown = 0, 0., False
     while True:
         mt = ifnone(t.opts.get('max_tokens'), self.max_tokens)
         if not attempt and self._check_context(t.schemas, mt, None if mt is not None else self._max_out(self._info)[0]): t.msgs = self._prep_msg(None, t.prefill)
@@ -653,7 +661,7 @@ def _ask(self:Chat, t):
             # from the last check: messages appended to `chat.hist` since then are checked too
             check_hist(self._hist, start=min(t.start, self._checked, len(self._hist)), max_ckpts=self._max_hist_ckpts())
             self._checked = len(self._hist)
-            if t.opts.get('stream') and t.prefill: yield _Out(mk_stream_chunk(content=t.prefill, role='assistant'))
+            if t.opts.get('stream') and t.prefill and not shown: shown = True; yield _Out(mk_stream_chunk(content=t.prefill, role='assistant'))  # (once: a request sent again after a 400 comes here again)
         try: return (yield _Call(kw))
         except (litellm.AuthenticationError, *_retryable) as e:
             if err := self._key_error(e, kw): raise err from e
@@ -663,6 +671,8 @@ def _ask(self:Chat, t):
         except ContextWindowExceededError:
             if not self._cut_tool_results(t): raise
             t.msgs = self._prep_msg(None, t.prefill)
+        except litellm.BadRequestError as e:  # a field of our messages the server does not take: sent again without it (reported by `_request`)
+            if not learn_refusal(e, kw): _note_unread(e, self.model); raise
         except Exception as e: _note_unread(e, self.model); raise  # (litellm's `APIError` for a 2xx reply it could not read)
 
 # %% ../nbs/06_chat.ipynb #7540df5e
@@ -982,9 +992,10 @@ def _stream_response(r, chunks, seen=None):
     built = built_response(r)
     if seen is not None: seen.ended()
     if built is not None and seen is not None and not _has_calls(built, seen.made+seen.named): built = None  # built before a call was named, or from copies made before `mend_chunk` (Gemini)
-    res = keep_refusal(merge_stream_fields(built, chunks) or _build(chunks), chunks)
+    res = keep_native_finish(keep_refusal(merge_stream_fields(built, chunks) or _build(chunks), chunks), r)
     if seen is not None and (seen.made or seen.named) and isinstance(hp := _hidden(res), dict):  # for `_fix_calls` to report
         hp['lisette_made_ids'], hp['lisette_named_ids'] = seen.made, seen.named
+    if stream_usage_sent(r) is False and isinstance(hp := _hidden(res), dict): hp['lisette_usage_estimated'] = True  # for `_count_use` to report
     return res
 
 def _unread_why(r, e=None):
@@ -1036,10 +1047,9 @@ def _kept_after_drop(self:Chat, e, r, chunks, seen):
     if not any(isinstance(x, (litellm.APIConnectionError, httpx.TransportError)) for x in _chain(e)): return None
     try: res = _stream_response(r, chunks, seen)
     except Exception: return None
-    sent_use = any(_get(c, 'usage') for c in chunks)
     why = str(stream_error(e)).strip().split('\n')[0][:120]
     self._adjust(None, 'stream', f"the stream failed after {self.model} had finished its answer (finish reason {stop_reason(res)!r}), "
-                                 f"before its end ({why}): the answer was kept{'' if sent_use else ', with litellm estimating its usage, which never arrived'}")
+                                 f"before its end ({why}): the answer was kept")  # (and its usage, if it never came, is reported by `_count_use`)
     return res
 
 # %% ../nbs/06_chat.ipynb #ea4e3a22

@@ -5,17 +5,18 @@
 # %% auto #0
 __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt54m', 'codex54', 'codex54m', 'codex55',
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes',
-           'min_thinking_budget', 'unnamed_tool', 'model_info', 'supported_params', 'has_search', 'router_of',
-           'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params', 'think_kw',
-           'thinking_budget', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused',
-           'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
-           'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_unread', 'watch_reply',
+           'droppable_fields', 'min_thinking_budget', 'unnamed_tool', 'model_info', 'supported_params', 'has_search',
+           'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params',
+           'refused_fields', 'learn_refusal', 'without_refused', 'think_kw', 'thinking_budget', 'CodexAuthError',
+           'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused', 'supports_cache_ckpts',
+           'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply',
+           'stream_finished', 'stream_content_type', 'stream_usage_sent', 'stream_unread', 'watch_reply',
            'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally', 'keep_built',
-           'built_response', 'merge_stream_fields', 'native_stop_warning', 'mend_chunk', 'install_mends',
-           'adapt_request', 'litellm_made_id', 'reply_refusal', 'keep_refusal']
+           'built_response', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk',
+           'install_mends', 'adapt_request', 'litellm_made_id', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
-import base64, copy, functools, importlib.metadata, inspect, json, os, sys, threading, time, traceback
+import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
 from pathlib import Path
 import litellm
 from fastcore.utils import *
@@ -276,6 +277,39 @@ def _deepseek_reasoning(kw):
     if _ds_fills_itself(): return kw
     return kw | dict(messages=[_with_reasoning(o) if _get(o, 'role')=='assistant' and not _get(o, 'reasoning_content') else o for o in msgs])
 
+# %% ../nbs/04_providers.ipynb #8b16fa09
+droppable_fields = ('reasoning_content', 'reasoning', 'reasoning_details', 'thinking_blocks', 'provider_specific_fields', 'annotations')
+_refusal = re.compile(r"unsupported|not supported|unknown|unrecogni[sz]ed|unexpected|not permitted|not allowed|extra input|additional propert", re.I)
+_refused = {}  # (route, api_base) -> {field: the server's words}
+
+def _server(kw): return (str(kw.get('model') or '').split('/', 1)[0], kw.get('api_base'))
+def _carries(m, f): return _get(m, 'role')=='assistant' and _get(m, f) not in (None, '', [], {})
+
+def refused_fields(e, kw)->list:
+    "The droppable message fields that request `kw` carried and that 400 `e` names as ones its server does not take"
+    s = str(getattr(e, 'message', None) or e)
+    if getattr(e, 'status_code', None) not in (400, 422) or not _refusal.search(s): return []
+    return [f for f in droppable_fields if re.search(rf"\b{f}\b", s) and any(_carries(m, f) for m in kw.get('messages') or ())]
+
+def learn_refusal(e, kw)->list:
+    "Remember the fields that 400 `e` says the server of request `kw` refuses (`refused_fields`): those not known before"
+    known = _refused.get(_server(kw), {})
+    if not (new := [f for f in refused_fields(e, kw) if f not in known]): return []
+    why = re.sub(r'^.*?Exception - ', '', str(getattr(e, 'message', None) or e)).strip()[:160]
+    _refused[_server(kw)] = known | dict.fromkeys(new, why)
+    return new
+
+def _without(m, fs):
+    d = dict(m) if isinstance(m, dict) else m.model_dump(exclude_none=True)
+    return {k:v for k,v in d.items() if k not in fs}
+
+def without_refused(kw)->tuple:
+    "(request `kw` with the fields its server refused left out of its messages, {field: the server's words} of those left out)"
+    if not (known := _refused.get(_server(kw))): return kw, {}
+    msgs = kw.get('messages') or []
+    if not (gone := {f:w for f,w in known.items() if any(_carries(m, f) for m in msgs)}): return kw, {}
+    return kw | dict(messages=[_without(m, gone) if any(_carries(m, f) for f in gone) else m for m in msgs]), gone
+
 # %% ../nbs/04_providers.ipynb #e0a39306
 _efforts = {'l': 'low', 'm': 'medium', 'h': 'high'}
 
@@ -523,12 +557,22 @@ def stream_content_type(r):
     hs = (getattr(r, '_hidden_params', None) or {}).get('additional_headers') or {}
     return hs.get('llm_provider-content-type') or hs.get('content-type')
 
+def stream_usage_sent(r):
+    "Did the provider send token counts in litellm stream `r`? False: the usage litellm gives is its own estimate; None: not known (not a litellm stream)"
+    ch = getattr(r, '__dict__', {}).get('chunks')
+    if not hasattr(r, "completion_stream") or _router_rewrap(r) or ch.__class__ is not list: return None
+    return any(getattr(c, 'usage', None) for c in ch)
+
 # %% ../nbs/04_providers.ipynb #e61abe49
 def _gemini_finished(chunk):
     "Does raw Gemini stream event `chunk` end the answer: a candidate's `finishReason`, or the prompt blocked?"
     if chunk.__class__ is not dict: return False
     return any(c.__class__ is dict and c.get('finishReason') for c in chunk.get('candidates') or ()) or \
            bool((chunk.get('promptFeedback') or {}).get('blockReason'))
+
+def _gemini_reason(chunk):
+    "The first candidate's `finishReason` in raw Gemini event `chunk` (a str), or None"
+    return next((c['finishReason'] for c in chunk.get('candidates') or () if c.__class__ is dict and isinstance(c.get('finishReason'), str)), None)
 
 def _watch_native_finish(it, d):
     "Note in `d` (a litellm stream's `__dict__`) whether the raw events of Gemini stream iterator `it` held Gemini's own finish"
@@ -538,11 +582,12 @@ def _watch_native_finish(it, d):
     if parse is None or 'gemini' not in type(it).__module__: return
     d['_lisette_native_finish'] = False
     def chunk_parser(chunk):
-        if not d['_lisette_native_finish'] and _gemini_finished(chunk): d['_lisette_native_finish'] = True
+        if not d['_lisette_native_finish'] and _gemini_finished(chunk):
+            d['_lisette_native_finish'], d['_lisette_native_reason'] = True, _gemini_reason(chunk)
         return parse(chunk=chunk)
     it.chunk_parser = chunk_parser  # (litellm calls `self.chunk_parser(chunk=...)`: the instance's own comes first)
     if (start := getattr(it, '_start_hop', None)) is not None:  # litellm 1.110 goes on past a long answer's cap in a new request ("hop"): its finish is the one that counts
-        def _start_hop(*a, **k): d['_lisette_native_finish'] = False; return start(*a, **k)
+        def _start_hop(*a, **k): d['_lisette_native_finish'] = False; d.pop('_lisette_native_reason', None); return start(*a, **k)
         it._start_hop = _start_hop
 
 def _not_json(s):
@@ -767,6 +812,15 @@ _native_warnings = {
     'MALFORMED_RESPONSE': "The provider could not produce a well-formed reply (MALFORMED_RESPONSE).",
     'MISSING_THOUGHT_SIGNATURE': "The provider rejected the history: a tool call lacked its thought signature (MISSING_THOUGHT_SIGNATURE).",
     'ERROR': "The provider stopped with an error (ERROR).", 'error': "The provider stopped with an error (error)."}
+
+def keep_native_finish(res, r):
+    "Give response `res`, built from Gemini stream `r`, the finish reason Gemini sent (litellm's stream chunks carry none), as a reply not streamed has it; returns `res`"
+    why = getattr(r, '__dict__', {}).get('_lisette_native_reason')
+    if not why or not (ch := getattr(res, 'choices', None)): return res
+    psf = _get(ch[0], 'provider_specific_fields')
+    if psf is None: ch[0].provider_specific_fields = psf = {}
+    if isinstance(psf, dict): psf.setdefault('native_finish_reason', why)
+    return res
 
 def native_stop_warning(r)->str|None:
     "The warning for response `r` when its provider's own finish reason is a failure that litellm reports as `stop`"

@@ -250,3 +250,119 @@ def test_adjustment_warning_points_at_the_callers_line(fake_provider, stream):
     ws = [o for o in w if issubclass(o.category, AdjustmentWarning)]
     assert {str(o.message).split(':')[0] for o in ws} == {'prefill', 'think'}
     assert {(o.filename, o.lineno) for o in ws} == {(__file__, at+1 if stream else at)}
+
+# ---- usage the provider did not send
+
+def _sse(*evs): return b''.join(b'data: '+json.dumps(e).encode()+b'\n\n' for e in evs)+b'data: [DONE]\n\n'
+def _chunk(delta, fin=None): return {'id': 'c1', 'object': 'chat.completion.chunk', 'created': 1, 'model': 'gpt-4o',
+                                     'choices': [{'index': 0, 'delta': delta, 'finish_reason': fin}]}
+_no_usage_stream = Reply(raw=_sse(_chunk({'role': 'assistant', 'content': 'Hello there, friend'}), _chunk({}, 'stop')),
+                         headers={'content-type': 'text/event-stream'})
+_no_usage_reply = Reply(raw=json.dumps({'id': 'c1', 'object': 'chat.completion', 'created': 1, 'model': 'gpt-4o', 'choices': [
+    {'index': 0, 'message': {'role': 'assistant', 'content': 'Hello there'}, 'finish_reason': 'stop'}]}).encode(), headers={'content-type': 'application/json'})
+
+def _usage_notes(chat): return [a.detail for a in chat.adjustments if a.kind=='usage']
+
+@pytest.mark.parametrize('asyn', [False, True])
+def test_streamed_usage_estimated_by_litellm_is_reported(fake_provider, asyn):
+    "A server that ignores `stream_options` streams no usage: litellm's made-up counts are kept, and said to be an estimate"
+    import asyncio
+    fp = fake_provider
+    fp.queue(_no_usage_stream)
+    kw = dict(api_base=fp.openai_base, api_key='k')
+    if asyn:
+        chat = AsyncChat('openai/gpt-4o', **kw)
+        async def run(): return [o async for o in await chat('hi', stream=True)]
+        asyncio.run(run())
+    else: chat = Chat('openai/gpt-4o', **kw); list(chat('hi', stream=True))
+    assert chat.hist[-1]['content'] == 'Hello there, friend'
+    assert chat.use.prompt_tokens > 0 and chat.use.completion_tokens > 0  # (litellm's estimate, kept: better than nothing)
+    notes = _usage_notes(chat)
+    assert len(notes)==1 and "streamed no token counts" in notes[0] and "litellm's estimate" in notes[0], chat.adjustments
+
+def test_reply_without_usage_is_reported(fake_provider):
+    "A reply with no usage at all counts as 0 tokens and $0, and says so"
+    fp = fake_provider
+    fp.queue(_no_usage_reply)
+    chat = Chat('openai/gpt-4o', api_base=fp.openai_base, api_key='k')
+    chat('hi')
+    assert (chat.use.prompt_tokens, chat.use.cost) == (0, 0)
+    notes = _usage_notes(chat)
+    assert len(notes)==1 and "sent no token counts" in notes[0] and "unknown" in notes[0], chat.adjustments
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_usage_sent_is_not_reported(proto, stream):
+    "Replies that carry usage (every protocol, streamed or not) make no usage adjustment"
+    fp, model, kw = proto
+    fp.queue(Reply('Hello there', usage=dict(input=7, output=2)))
+    chat = Chat(model, **kw)
+    r = chat('hi', stream=stream)
+    if stream: list(r)
+    assert (chat.use.prompt_tokens, chat.use.completion_tokens, _usage_notes(chat)) == (7, 2, [])
+
+# ---- message fields a server refuses
+
+_groq_words = ("'messages.{i}' : for 'role:assistant' the following must be satisfied[('messages.{i}' : property "
+               "'reasoning_content' is unsupported)]")  # Groq's words, as clients replaying a reasoning turn report them
+
+def _like_groq(body, path):
+    "A server that refuses `reasoning_content` on assistant messages, as Groq's OpenAI-compatible endpoint does"
+    bad = [i for i,m in enumerate(body.get('messages') or []) if m.get('role')=='assistant' and 'reasoning_content' in m]
+    return Reply(status=400, error=_groq_words.format(i=bad[0])) if bad else Reply('ok')
+
+@pytest.fixture
+def refusals(monkeypatch):
+    "Start with no server known to refuse a field (what `learn_refusal` learns lasts the process)"
+    import lisette.providers as P
+    monkeypatch.setattr(P, '_refused', {})
+    return P._refused
+
+def _assistants(body): return [m for m in body['messages'] if m['role']=='assistant']
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_refused_reasoning_is_left_out_and_the_request_sent_again(fake_provider, refusals, stream):
+    "A server that refuses `reasoning_content` gets the request again without it, this turn and later ones, and the history keeps it"
+    fp = fake_provider
+    fp.queue(Reply('Four', thinking='Two and two make four.'))
+    fp.respond_with(_like_groq)
+    chat = Chat('openai/qwen/qwen3-32b', api_base=fp.openai_base, api_key='k')
+    for q in ('2+2?', 'Thanks', 'Bye'):
+        r = chat(q, stream=stream)
+        if stream: list(r)
+    assert len(fp.requests) == 4 and 'reasoning_content' in _assistants(fp.requests[1].body)[0]  # the refused one, then its re-send
+    assert all('reasoning_content' not in m for m in _assistants(fp.requests[-1].body)) and len(_assistants(fp.requests[-1].body)) == 2
+    assert chat.hist[1].reasoning_content == 'Two and two make four.' and chat.hist[-1].content == 'ok'
+    notes = [a.detail for a in chat.adjustments if a.kind=='refused']
+    assert len(notes) == 1 and '`reasoning_content` left out' in notes[0] and 'is unsupported' in notes[0]
+
+def test_refused_reasoning_in_a_tool_loop(fake_provider, refusals):
+    "The refusal comes mid-turn, on the request with the tool results: the turn goes on, every call answered"
+    fp = fake_provider
+    fp.queue(Reply(thinking='I should add.', tool_calls=[('add', {'a': 2, 'b': 3})]))
+    fp.respond_with(lambda body, path: _like_groq(body, path) if any('reasoning_content' in m for m in _assistants(body)) else Reply('5'))
+    chat = Chat('openai/qwen/qwen3-32b', tools=[add], api_base=fp.openai_base, api_key='k')
+    chat('2+3?')
+    assert len(fp.requests) == 3 and chat.hist[-1].content == '5' and check_hist(chat.hist) is None
+    assert _assistants(fp.requests[-1].body)[0]['tool_calls'][0]['function']['name'] == 'add'
+    assert 'refused' in kinds(chat)
+
+@pytest.mark.parametrize('words', ["The reasoning_content in the thinking mode must be passed back to the API.",  # DeepSeek: wants it, does not refuse it
+                                   "property 'tool_choice' is unsupported"])  # not a message field we may leave out
+def test_other_400s_are_not_taken_for_a_refusal(fake_provider, refusals, words):
+    fp = fake_provider
+    fp.queue(Reply('Four', thinking='Two and two.'), Reply(status=400, error=words), 'never sent')
+    chat = Chat('openai/qwen/qwen3-32b', api_base=fp.openai_base, api_key='k')
+    chat('2+2?')
+    with pytest.raises(litellm.BadRequestError): chat('Thanks')
+    assert len(fp.requests) == 2 and len(chat.hist) == 2 and refusals == {}
+
+def test_prefill_streamed_once_when_the_request_is_sent_again(fake_provider, refusals):
+    "A streamed turn with a prefill whose first request is refused: the request goes again, the prefill is shown once"
+    fp = fake_provider
+    fp.queue(Reply('Four', thinking='Two and two.'))
+    fp.respond_with(_like_groq)
+    chat = Chat('deepseek/deepseek-chat', api_base=fp.openai_base, api_key='k')  # (a model litellm says takes a prefill)
+    chat('2+2?')
+    from litellm import ModelResponseStream
+    out = ''.join(o.choices[0].delta.content or '' for o in chat('And 3+3?', stream=True, prefill='Six, ') if isinstance(o, ModelResponseStream) and o.choices)
+    assert len(fp.requests) == 3 and out.count('Six, ') == 1, out
