@@ -28,7 +28,7 @@ from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
-                               missing_keys, without_sdk_retries, learn_refusal, without_refused, close_stream, aclose_stream, keep_built, watch_reply, built_response,
+                               missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage_sent, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, _name_nameless, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
@@ -489,7 +489,10 @@ def _after_response(self:Chat, r, prefill):
 def _bad_size(bad): return bool(bad.keys() & {'prompt_tokens', 'completion_tokens'})  # (the counts that bound the context)
 
 # %% ../nbs/06_chat.ipynb #ec537ed1
-def _estimated(u): return f"({u.prompt_tokens:,} in, " if u.prompt_tokens else "(input unknown, "
+def _estimated(u):
+    "What of usage `u`, made up by litellm, is its estimate"
+    if u.prompt_tokens: return f"this reply's usage ({u.prompt_tokens:,} in, {u.completion_tokens:,} out) and cost are litellm's estimate"
+    return f"this reply's output ({u.completion_tokens:,} tokens) is litellm's estimate, its input unknown (counted as 0): its cost counts the output only"
 
 @patch
 def _count_use(self:Chat, r):
@@ -498,8 +501,8 @@ def _count_use(self:Chat, r):
     if bad: self._adjust(None, 'usage', f"{self.model} reported impossible usage ({_show_bad(bad)}): counted as unknown (0)"
                                         + ("; no cost counted for this reply" if u.cost==0 else '')
                                         + ("; the context bound keeps its own estimate" if _bad_size(bad) else ''))
-    elif (_hidden(r) or {}).get('lisette_usage_estimated'):
-        self._adjust(None, 'usage', f"{self.model} streamed no token counts: this reply's usage {_estimated(u)}{u.completion_tokens:,} out) and cost are litellm's estimate")
+    elif est := (_hidden(r) or {}).get('lisette_usage_estimated'):
+        self._adjust(None, 'usage', (f"the stream broke before {self.model}'s token counts came" if est=='cut' else f"{self.model} streamed no token counts") + f": {_estimated(u)}")
     elif not (u.prompt_tokens or u.total_tokens): self._adjust(None, 'usage', f"{self.model} sent no token counts: this reply's usage and cost are unknown, counted as 0")
     self.use += u; self.last_use += u
     return u, bad
@@ -651,7 +654,7 @@ def _cut_tool_results(self:Chat, t):
 @patch
 def _ask(self:Chat, t):
     "Get the next response of turn `t` (a sub-generator yielding `_Call`, `_Sleep` and `_Out`)"
-    attempt, waited, shown = 0, 0., False
+    attempt, waited, shown, learnt = 0, 0., False, []
     while True:
         mt = ifnone(t.opts.get('max_tokens'), self.max_tokens)
         if not attempt and self._check_context(t.schemas, mt, None if mt is not None else self._max_out(self._info)[0]): t.msgs = self._prep_msg(None, t.prefill)
@@ -672,7 +675,9 @@ def _ask(self:Chat, t):
             if not self._cut_tool_results(t): raise
             t.msgs = self._prep_msg(None, t.prefill)
         except litellm.BadRequestError as e:  # a field of our messages the server does not take: sent again without it (reported by `_request`)
-            if not learn_refusal(e, kw): _note_unread(e, self.model); raise
+            if new := learn_refusal(e, kw): learnt += new; continue
+            if learnt: forget_refusal(kw, learnt)  # the request without them failed too: they were not the cause
+            _note_unread(e, self.model); raise
         except Exception as e: _note_unread(e, self.model); raise  # (litellm's `APIError` for a 2xx reply it could not read)
 
 # %% ../nbs/06_chat.ipynb #7540df5e
@@ -1047,9 +1052,10 @@ def _kept_after_drop(self:Chat, e, r, chunks, seen):
     if not any(isinstance(x, (litellm.APIConnectionError, httpx.TransportError)) for x in _chain(e)): return None
     try: res = _stream_response(r, chunks, seen)
     except Exception: return None
+    if (_hidden(res) or {}).get('lisette_usage_estimated'): _hidden(res)['lisette_usage_estimated'] = 'cut'  # (the provider's counts were still to come)
     why = str(stream_error(e)).strip().split('\n')[0][:120]
     self._adjust(None, 'stream', f"the stream failed after {self.model} had finished its answer (finish reason {stop_reason(res)!r}), "
-                                 f"before its end ({why}): the answer was kept")  # (and its usage, if it never came, is reported by `_count_use`)
+                                 f"before its end ({why}): the answer was kept")
     return res
 
 # %% ../nbs/06_chat.ipynb #ea4e3a22

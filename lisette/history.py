@@ -99,8 +99,8 @@ def _thinking_problem(m, role):
     if not isinstance(tbs, list): return f"thinking_blocks is a {type(tbs).__name__}, not a list"
     for j,b in enumerate(tbs):
         t = _get(b, 'type')
-        # {field: may it be empty?}: the text may (Claude's thinking with `display: 'omitted'`, an empty signed Gemini thought)
-        if t=='thinking': need = {'thinking': True} | ({'signature': False} if _get(b, 'signature') is not None else {})  # Gemini's may be unsigned
+        # {field: may it be empty?}: a signed block's text may (Claude's thinking with `display: 'omitted'`, an empty signed Gemini thought)
+        if t=='thinking': need = {'thinking': True, 'signature': False} if _get(b, 'signature') is not None else {'thinking': False}  # Gemini's may be unsigned
         elif t=='redacted_thinking': need = {'data': False}
         else: return f"thinking_blocks[{j}] has type {t!r}; expected 'thinking' or 'redacted_thinking'"
         for k,may_be_empty in need.items():

@@ -7,13 +7,13 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes',
            'droppable_fields', 'min_thinking_budget', 'unnamed_tool', 'model_info', 'supported_params', 'has_search',
            'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params',
-           'refused_fields', 'learn_refusal', 'without_refused', 'think_kw', 'thinking_budget', 'CodexAuthError',
-           'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused', 'supports_cache_ckpts',
-           'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply',
-           'stream_finished', 'stream_content_type', 'stream_usage_sent', 'stream_unread', 'watch_reply',
-           'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally', 'keep_built',
-           'built_response', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk',
-           'install_mends', 'adapt_request', 'litellm_made_id', 'reply_refusal', 'keep_refusal']
+           'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw', 'thinking_budget',
+           'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused',
+           'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
+           'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_usage_sent', 'stream_unread',
+           'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally',
+           'keep_built', 'built_response', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning',
+           'mend_chunk', 'install_mends', 'adapt_request', 'litellm_made_id', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
@@ -279,17 +279,21 @@ def _deepseek_reasoning(kw):
 
 # %% ../nbs/04_providers.ipynb #8b16fa09
 droppable_fields = ('reasoning_content', 'reasoning', 'reasoning_details', 'thinking_blocks', 'provider_specific_fields', 'annotations')
-_refusal = re.compile(r"unsupported|not supported|unknown|unrecogni[sz]ed|unexpected|not permitted|not allowed|extra input|additional propert", re.I)
-_refused = {}  # (route, api_base) -> {field: the server's words}
+_refusal = re.compile(r"\b(unsupported|not supported|unknown|unrecogni[sz]ed|unexpected|not permitted|not allowed|extra inputs?|additional propert(y|ies))\b", re.I)
+_refused = {}  # (model, api_base) -> {field: the server's words}
 
-def _server(kw): return (str(kw.get('model') or '').split('/', 1)[0], kw.get('api_base'))
+def _server(kw): return (kw.get('model'), kw.get('api_base'))
 def _carries(m, f): return _get(m, 'role')=='assistant' and _get(m, f) not in (None, '', [], {})
+
+def _named_refused(s, f, near=40):
+    "Does error text `s` name field `f` (not a parameter path like 'reasoning.effort') within `near` characters of words of refusal?"
+    return any(_refusal.search(s, max(0, m.start()-near), m.end()+near) for m in re.finditer(rf"\b{f}(?![\w.])", s))
 
 def refused_fields(e, kw)->list:
     "The droppable message fields that request `kw` carried and that 400 `e` names as ones its server does not take"
     s = str(getattr(e, 'message', None) or e)
-    if getattr(e, 'status_code', None) not in (400, 422) or not _refusal.search(s): return []
-    return [f for f in droppable_fields if re.search(rf"\b{f}\b", s) and any(_carries(m, f) for m in kw.get('messages') or ())]
+    if getattr(e, 'status_code', None) not in (400, 422): return []
+    return [f for f in droppable_fields if _named_refused(s, f) and any(_carries(m, f) for m in kw.get('messages') or ())]
 
 def learn_refusal(e, kw)->list:
     "Remember the fields that 400 `e` says the server of request `kw` refuses (`refused_fields`): those not known before"
@@ -298,6 +302,10 @@ def learn_refusal(e, kw)->list:
     why = re.sub(r'^.*?Exception - ', '', str(getattr(e, 'message', None) or e)).strip()[:160]
     _refused[_server(kw)] = known | dict.fromkeys(new, why)
     return new
+
+def forget_refusal(kw, fields):
+    "Forget that the server of request `kw` refuses `fields` (the request without them failed too: they were not the cause)"
+    if known := _refused.get(_server(kw)): _refused[_server(kw)] = {f:w for f,w in known.items() if f not in fields}
 
 def _without(m, fs):
     d = dict(m) if isinstance(m, dict) else m.model_dump(exclude_none=True)
@@ -561,7 +569,7 @@ def stream_usage_sent(r):
     "Did the provider send token counts in litellm stream `r`? False: the usage litellm gives is its own estimate; None: not known (not a litellm stream)"
     ch = getattr(r, '__dict__', {}).get('chunks')
     if not hasattr(r, "completion_stream") or _router_rewrap(r) or ch.__class__ is not list: return None
-    return any(getattr(c, 'usage', None) for c in ch)
+    return any(getattr(c, 'usage', None) for c in reversed(ch))  # (usage comes last: found at once)
 
 # %% ../nbs/04_providers.ipynb #e61abe49
 def _gemini_finished(chunk):
@@ -811,7 +819,8 @@ _native_warnings = {
     'TOO_MANY_TOOL_CALLS': "The model made more tool calls than the provider allows in one reply (TOO_MANY_TOOL_CALLS): none was kept.",
     'MALFORMED_RESPONSE': "The provider could not produce a well-formed reply (MALFORMED_RESPONSE).",
     'MISSING_THOUGHT_SIGNATURE': "The provider rejected the history: a tool call lacked its thought signature (MISSING_THOUGHT_SIGNATURE).",
-    'ERROR': "The provider stopped with an error (ERROR).", 'error': "The provider stopped with an error (error)."}
+    'ERROR': "The provider stopped with an error (ERROR).", 'error': "The provider stopped with an error (error).",
+    'MODEL_ARMOR': "The provider's Model Armor screening blocked the reply (MODEL_ARMOR)."}  # (litellm 1.110 has no mapping for it: 'stop')
 
 def keep_native_finish(res, r):
     "Give response `res`, built from Gemini stream `r`, the finish reason Gemini sent (litellm's stream chunks carry none), as a reply not streamed has it; returns `res`"

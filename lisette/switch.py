@@ -33,8 +33,9 @@ def _gemini_signed(m):
 def reasoning_origin(m)->str|None:
     "The provider kind whose reasoning message `m` carries ('anthropic', 'gemini', 'responses', 'text'), or None"
     tbs = _get(m, 'thinking_blocks') or []
-    if any(_get(b, 'type')=='redacted_thinking' for b in tbs) or any(_get(b, 'signature') not in _gemini_signed(m) for b in tbs): return 'anthropic'
-    if tbs: return 'gemini'
+    if tbs:
+        gemini = _gemini_signed(m)
+        return 'anthropic' if any(_get(b, 'type')=='redacted_thinking' or _get(b, 'signature') not in gemini for b in tbs) else 'gemini'
     if _get(m, 'reasoning_items'): return 'responses'
     return 'text' if _get(m, 'reasoning_content') else None
 

@@ -356,6 +356,30 @@ def test_other_400s_are_not_taken_for_a_refusal(fake_provider, refusals, words):
     with pytest.raises(litellm.BadRequestError): chat('Thanks')
     assert len(fp.requests) == 2 and len(chat.hist) == 2 and refusals == {}
 
+def test_refusal_is_learnt_for_that_model_only(fake_provider, refusals):
+    "Another model behind the same server (a gateway) may want the field: what one model's refusal taught is not applied to it"
+    fp = fake_provider
+    fp.queue(Reply('Four', thinking='Two and two.'))
+    fp.respond_with(_like_groq)
+    chat = Chat('openai/qwen/qwen3-32b', api_base=fp.openai_base, api_key='k')
+    chat('2+2?'); chat('Thanks')
+    other = Chat('openai/deepseek-reasoner', hist=chat.hist[:2], api_base=fp.openai_base, api_key='k')
+    fp.respond_with(None); fp.queue('ok')
+    other('Thanks')
+    assert _assistants(fp.last)[0]['reasoning_content'] == 'Two and two.' and 'refused' not in kinds(other)
+
+def test_refusal_forgotten_when_the_resend_fails_too(fake_provider, refusals):
+    "Sent again without the field, the request fails all the same: the field was not the cause, and is not left out of later requests"
+    fp = fake_provider
+    fp.queue(Reply('Four', thinking='Two and two.'), Reply(status=400, error=_groq_words.format(i=1)),
+             Reply(status=400, error="max_tokens is too large: 999999999. This model supports at most 40960 completion tokens"), 'ok')
+    chat = Chat('openai/qwen/qwen3-32b', api_base=fp.openai_base, api_key='k')
+    chat('2+2?')
+    with pytest.raises(litellm.BadRequestError, match='max_tokens is too large'): chat('Thanks', max_tokens=999999999)
+    assert len(fp.requests) == 3 and not any(refusals.values())
+    chat('Thanks')
+    assert 'reasoning_content' in _assistants(fp.last)[0]
+
 def test_prefill_streamed_once_when_the_request_is_sent_again(fake_provider, refusals):
     "A streamed turn with a prefill whose first request is refused: the request goes again, the prefill is shown once"
     fp = fake_provider

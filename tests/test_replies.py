@@ -155,19 +155,20 @@ def test_stream_with_complete_call_id_style(fake_provider, model, prefix):
     except StopIteration as e: r = e.value
     assert r.choices[0].message.tool_calls[0].id.startswith(prefix)
 
+@pytest.mark.parametrize('finish', ['MALFORMED_FUNCTION_CALL', 'MODEL_ARMOR'])
 @pytest.mark.parametrize('stream', [False, True])
-def test_gemini_malformed_call_warns(fake_provider, stream):
+def test_gemini_malformed_call_warns(fake_provider, stream, finish):
     """Gemini's MALFORMED_FUNCTION_CALL (litellm says 'stop'): the reply carries a warning saying no tool was called, not a
     bare '.'; streamed too (litellm's chunks carry no native reason: it is read from Gemini's events), as real ones come, with a `finishMessage`"""
     fp = fake_provider
-    ev = {'candidates': [{'finishReason': 'MALFORMED_FUNCTION_CALL', 'finishMessage': "Malformed function call: print(default_api.add(a=1, b=2)", 'index': 0}],
+    ev = {'candidates': [{'finishReason': finish, 'finishMessage': "Malformed function call: print(default_api.add(a=1, b=2)", 'index': 0}],
           'modelVersion': 'gemini-3-flash-preview', 'usageMetadata': {'promptTokenCount': 5, 'candidatesTokenCount': 1, 'totalTokenCount': 6}}
     fp.queue(Reply(raw=b'data: '+json.dumps(ev).encode()+b'\r\n\r\n', headers={'content-type': 'text/event-stream'}) if stream else Reply(raw=json.dumps(ev).encode()))
     chat = Chat('gemini/gemini-3-flash-preview', tools=[add], api_base=fp.gemini_base, api_key='k')
     r = _quiet(chat, 'add 1 and 2', stream=stream)
     if stream: r = _quiet(list, r)[-1]
     elif not (r.choices[0].provider_specific_fields or {}).get('native_finish_reason'): pytest.skip("this litellm keeps no native finish reason")
-    assert 'MALFORMED_FUNCTION_CALL' in contents(r).content and check_hist(chat.hist) is None
+    assert f'({finish})' in contents(r).content and check_hist(chat.hist) is None  # (MODEL_ARMOR: a real Vertex reply's finish)
 
 def test_reply_call_without_name(fake_provider):
     "A reply's call with an empty tool name: named 'unnamed_tool', answered as an unknown tool, and the next request is one OpenAI takes"
