@@ -30,7 +30,7 @@ from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thin
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage_sent, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, _name_nameless, _chain)
-from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken
+from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
 from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
@@ -319,7 +319,7 @@ class AdjustmentWarning(UserWarning):
     "lisette changed, dropped or filled in part of a request or the history (see `Chat.adjustments`)"
 
 # %% ../nbs/06_chat.ipynb #4f51d4c7
-quiet_adjustments = {'max_tokens', 'blank_prompt', 'final_prompt'}  # reported in `chat.adjustments`, never warned
+quiet_adjustments = {'max_tokens', 'blank_prompt', 'final_prompt', 'container'}  # reported in `chat.adjustments`, never warned
 
 # %% ../nbs/06_chat.ipynb #be29ebc7
 @patch
@@ -419,7 +419,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     self._req_openai = self._to_openai  # (asked once a request: it reads the environment; its reply is judged by it too)
     msgs = fit_request(self, msgs, self._fit_at(msgs), echo=self._req_openai)  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
     kw = dict(model=m, messages=msgs, **self.callkw)
-    if schemas: kw['tools'] = schemas
+    if schemas: kw['tools'] = [*schemas, *(self.callkw.get('tools') or ())]  # (the chat's tools and the provider's own the user put in `callkw`)
     if tool_choice is not None and schemas: kw['tool_choice'] = tool_choice
     if think:
         tk, eff = think_kw(self._target, think)
@@ -454,6 +454,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         res = adapt_request(kw | {'model': self._target}) | {'model': kw['model']}
     else: res = adapt_request(kw)
     if 'temperature' in kw and 'temperature' not in res: self._adjust(None, 'temperature', _temp_dropped(f"{m} takes none here", kw['temperature']))
+    if 'container' in res and 'container' not in kw: self._adjust(None, 'container', f"container {res['container']!r} of an earlier reply sent, so its code execution goes on (its files, its pending calls)")
     res, gone = without_refused(res)
     for f,why in gone.items(): self._adjust(None, 'refused', f"`{f}` left out of the assistant messages sent, as {m}'s server refused it ({why!r}); the history keeps it")
     return res
@@ -481,7 +482,8 @@ def _after_response(self:Chat, r, prefill):
     rf = reply_refusal(m, self.__dict__.get('_req_openai', False))  # (first, on every reply: it moves litellm 1.106's copy out of the fields it would send back)
     if rf and not m.content and not m.tool_calls: m.content = rf  # OpenAI's refusal: its words are the reply
     if (w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r)) and not paused(r): add_warning(r, w)  # (litellm 1.110 reports a paused turn as 'length': it is not cut off, it goes on)
-    if not m.tool_calls and not _spoken(m, 'assistant', m.content) and (c := _nonblank(m.content))!=m.content:  # an empty reply would make every later request invalid (a spoken one is not empty)
+    if _compacted_only(m, 'assistant', m.content): m.content = None  # the compaction is its content (litellm would send an empty text as words of its own)
+    elif not m.tool_calls and not _spoken(m, 'assistant', m.content) and (c := _nonblank(m.content))!=m.content:  # an empty reply would make every later request invalid (a spoken one is not empty)
         if not _shown_calls(m): self._adjust(None, 'empty_reply', f"{self.model} replied with no text{' (only white space)' if m.content else ''}: stored as {c!r}, as providers reject empty messages")  # (one that only ran the provider's search said something)
         m.content = c
     return m, *self._count_use(r)

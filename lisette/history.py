@@ -91,6 +91,10 @@ def _spoken(m, role, c):
     "Is `m` a spoken reply without text (content None or a blank str: the audio stands for it; a blank part or [] is still empty)?"
     return role=='assistant' and (c is None or c.__class__ is str and _blank(c)) and _audio_reply(m)
 
+def _compacted_only(m, role, c):
+    "Is `m` Anthropic's pause after compacting the context, without text (its compaction block, kept by litellm in its provider fields, is its content)?"
+    return role=='assistant' and (c is None or c.__class__ is str and _blank(c)) and bool((_get(m, 'provider_specific_fields') or {}).get('compaction_blocks'))
+
 def _thinking_problem(m, role):
     "Why the `thinking_blocks` of `m` are malformed, or None"
     tbs = _get(m, 'thinking_blocks')
@@ -225,7 +229,7 @@ def check_hist(
                     if not _srv(tid): open_[tid] = _tc_name(tc)
                 soft = _unran_srv(m)
             if (m.__class__ is not dict or 'thinking_blocks' in m) and (p := _thinking_problem(m, role)): raise HistoryError(i, p, "keep thinking blocks unmodified, or drop that message", 'thinking')
-        if (p := _text_problem(role, c, tcs)) and not _spoken(m, role, c):
+        if (p := _text_problem(role, c, tcs)) and not _spoken(m, role, c) and not _compacted_only(m, role, c):
             raise HistoryError(i, p, "providers reject empty text: put text in it (e.g. '.'), or repair the history", 'empty')
         if c.__class__ is list or tcs or m.__class__ is dict and 'cache_control' in m: nck += _ckpts(m, c, tcs)
         if nck>max_ckpts:
@@ -278,7 +282,7 @@ def _copy_msg(m):
 
 def _fix_text(m, role, tcs):
     "`m` with empty text replaced by '.' (a copy), or None if nothing to fix"
-    if not _text_problem(role, c := _get(m, 'content'), tcs) or _spoken(m, role, c): return None
+    if not _text_problem(role, c := _get(m, 'content'), tcs) or _spoken(m, role, c) or _compacted_only(m, role, c): return None
     m, _set = _copy_msg(m)
     c = _get(m, 'content')
     if c.__class__ is list and c:

@@ -20,6 +20,7 @@ import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, 
 from pathlib import Path
 import litellm
 from fastcore.utils import *
+from datetime import datetime, timezone
 from .usage import quiet_litellm
 from .messages import _get
 
@@ -445,9 +446,9 @@ def _litellm_keeps_pause():
     from litellm.litellm_core_utils.core_helpers import _FINISH_REASON_MAP
     return 'pause_turn' in _FINISH_REASON_MAP
 
-def _mark_pause(psf_owner):
-    "Record `stop_reason: pause_turn` in `psf_owner.provider_specific_fields`"
-    psf_owner.provider_specific_fields = {**(psf_owner.provider_specific_fields or {}), 'stop_reason': 'pause_turn'}
+def _mark_pause(psf_owner, why='pause_turn'):
+    "Record `stop_reason: why` (a pause) in `psf_owner.provider_specific_fields`"
+    psf_owner.provider_specific_fields = {**(psf_owner.provider_specific_fields or {}), 'stop_reason': why}
 
 def _keep_anthropic_pause():
     "Wrap litellm's Anthropic response parsers so a paused turn stays visible (idempotent)"
@@ -472,19 +473,23 @@ def _anthropic_pause(kw):
     if m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m): _keep_anthropic_pause()
     return kw
 
+def _compacted(m, finish):
+    "Is `m` (finish reason `finish`) Anthropic's pause after compacting the context: `stop_reason: compaction`, which litellm reports as 'length', with the compaction block alone?"
+    return finish=='length' and bool((_get(m, 'provider_specific_fields') or {}).get('compaction_blocks')) and not _get(m, 'content') and not _get(m, 'tool_calls')
+
 def paused(r):
-    "Did the provider pause the turn (Anthropic `pause_turn`), so the conversation should be sent back to continue it?"
+    "Did the provider pause the turn (Anthropic `pause_turn`, or `compaction` with `pause_after_compaction`), so the conversation should be sent back to continue it?"
     c = (_get(r, 'choices') or [None])[0]  # asked after every response: `_get`, not `nested_idx`
-    if _get(c, 'finish_reason')=='pause_turn': return True
-    return paused_msg(_get(c, 'message'))
+    if (f := _get(c, 'finish_reason'))=='pause_turn': return True
+    return paused_msg(m := _get(c, 'message')) or _compacted(m, f)
 
 def paused_msg(m)->bool:
     "Is assistant message `m` a paused turn's reply (marked as `paused` finds them: `stop_reason` in its provider fields)?"
-    return (_get(m, 'provider_specific_fields') or {}).get('stop_reason')=='pause_turn'
+    return (_get(m, 'provider_specific_fields') or {}).get('stop_reason') in ('pause_turn', 'compaction')
 
 def mark_paused(m):
     "Mark message `m` as a paused turn's reply (one whose response said so by its finish reason alone)"
-    if not paused_msg(m): _mark_pause(m)
+    if not paused_msg(m): _mark_pause(m, 'compaction' if _compacted(m, 'length') else 'pause_turn')
 
 # %% ../nbs/04_providers.ipynb #6b2658ae
 def supports_cache_ckpts(m:str)->bool:
@@ -1152,6 +1157,24 @@ def _anthropic_blank_calls(kw):
     return kw | dict(messages=[_replaced(o, content=None) if _blank_with_calls(o) else o for o in kw['messages']])
 
 _adapters.append(_anthropic_blank_calls)
+
+# %% ../nbs/04_providers.ipynb #09696dea
+def _container_of(m):
+    "The id of the container on assistant message `m`, if it has not expired (Anthropic: `{'id': ..., 'expires_at': ISO time}`)"
+    c = (_get(m, 'provider_specific_fields') or {}).get('container') if _get(m, 'role')=='assistant' else None
+    if not (isinstance(c, dict) and isinstance(c.get('id'), str) and c['id']): return None
+    try: gone = datetime.fromisoformat(str(c['expires_at']).replace('Z', '+00:00')) <= datetime.now(timezone.utc)
+    except (KeyError, ValueError, TypeError): gone = False  # (no expiry to go by: Anthropic's answer decides)
+    return None if gone else c['id']
+
+def _anthropic_container(kw):
+    m = kw['model']
+    if 'container' in kw or not (m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m)) \
+       or not any(isinstance(t, dict) and t.get('type') not in (None, 'function') for t in kw.get('tools') or ()): return kw
+    cid = next((c for o in reversed(kw.get('messages') or []) if (c := _container_of(o))), None)
+    return kw | dict(container=cid) if cid else kw
+
+_adapters.append(_anthropic_container)
 
 # %% ../nbs/04_providers.ipynb #55da47c4
 import warnings
