@@ -21,7 +21,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls
 from .tools import *
-from .tools import _tool_schemas, _parse_args, _bind, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _tc_id, run_parallel, _sync_result
+from .tools import _tool_schemas, _parse_args, _bind, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _tc_id, _tc_name, run_parallel, _sync_result
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
 from litellm import completion_cost
 from .stream import *
@@ -791,7 +791,23 @@ def _advance(self:Chat, t, step):
 def _client_calls(m):
     "The tool calls of assistant message `m` that are ours to run and answer: all but the provider's own, run, or still to run in a paused turn"
     tcs = _filter_srvtools(m)  # (a `srvtoolu_` id alone proves nothing: another provider may use it for a client call, which needs its answer)
-    return _filter_srvtools(tcs) if paused_msg(m) else tcs  # a paused turn's pending search is the provider's to finish: never answered here
+    if paused_msg(m): return _filter_srvtools(tcs)  # a paused turn's pending search is the provider's to finish: never answered here
+    own = (_get(m, 'provider_specific_fields') or {}).get('lisette_provider_calls')
+    return [tc for tc in tcs if _tc_id(tc) not in own] if own else tcs
+
+def _provider_tool_names(t, chat):
+    "Names of the provider's own tools in the requests of turn `t` (its tool dicts, those in `callkw`, web search when asked for)"
+    ns = {o.get('name') for o in (*(t.schemas or ()), *(chat.callkw.get('tools') or ())) if isinstance(o, dict) and o.get('type') not in (None, 'function')}
+    return ns | {'web_search'} if ifnone(t.opts.get('search'), chat.search) else ns
+
+def _mark_provider_calls(t, chat, m):
+    """Mark the `srvtoolu_` calls of reply `m` to a provider tool of turn `t` that came without their result (litellm 1.106
+    drops some: tool search's, a search still running beside a client call) as the provider's: never run or answered here"""
+    srv = [tc for tc in _get(m, 'tool_calls') or () if str(_tc_id(tc)).startswith('srvtoolu_')]
+    if not srv or not (names := _provider_tool_names(t, chat)): return
+    ran = _provider_ran(m)
+    if ids := [_tc_id(tc) for tc in srv if _tc_id(tc) not in ran and _tc_name(tc) in names]:
+        m.provider_specific_fields = {**(_get(m, 'provider_specific_fields') or {}), 'lisette_provider_calls': ids}
 
 def _unanswered(h):
     "Calls of the last assistant message of `h` still waiting for a result"
@@ -824,6 +840,7 @@ def _turn(self:Chat, msg=None, **kw):
                 add_warning(r, f"The provider paused this turn {t.pauses} times, the most lisette continues (`lisette.chat.max_pauses`): it may be unfinished.")
             yield _Out(r)
             if paused(r): mark_paused(m)  # (kept with the message: its pending searches stay the provider's, as `_client_calls` reads)
+            _mark_provider_calls(t, self, m)
             tcs = _client_calls(m)
             if tcs and t.final: yield from self._decline(tcs)  # tool rounds used up: answered, never run
             pairs = (yield from self._tool_round(t, tcs)) if tcs and not t.final else []

@@ -615,3 +615,24 @@ def test_code_execution_container_sent_back(fake_provider, stream):
     assert [q.body.get('container') for q in fp.requests] == [None, cid, cid]
     assert 'container' in [a.kind for a in c.adjustments] and all(a.quiet for a in c.adjustments if a.kind=='container')
 
+
+@pytest.mark.parametrize('tool', [{'type': 'web_search_20250305', 'name': 'web_search'}, {'type': 'tool_search_tool_bm25_20251119', 'name': 'tool_search_tool_bm25'}])
+def test_provider_call_without_its_result_is_not_run(fake_provider, tool):
+    """A reply with a provider tool's call still running (or whose result litellm 1.106 drops, as tool search's) beside a
+    client tool call (shape of pydantic-ai's recorded in-flight search): only the client call runs and is answered; the
+    provider's is never run here as a tool of the chat ("Tool not found"), in either litellm version"""
+    fp = fake_provider
+    fp.strict = False  # (litellm 1.110 sends the provider's call back; 1.106 cannot, and leaves it out)
+    head = {'id': 'msg_h', 'type': 'message', 'role': 'assistant', 'model': 'claude-sonnet-4-5', 'stop_reason': 'tool_use', 'stop_sequence': None,
+            'content': [{'type': 'server_tool_use', 'id': 'srvtoolu_01', 'name': tool['name'], 'input': {'query': 'weather'}},
+                        {'type': 'tool_use', 'id': 'toolu_01', 'name': 'add', 'input': {'a': 2, 'b': 2}}], 'usage': {'input_tokens': 10, 'output_tokens': 5}}
+    fp.queue(Reply(raw=json.dumps(head).encode()), 'It is 4.')
+    ran = []
+    def add(a:int, b:int) -> int:
+        "Add two numbers"
+        ran.append((a, b)); return a+b
+    c = Chat('anthropic/claude-sonnet-4-5', tools=[add, tool], **an(fp))
+    c('2+2, and the weather?')
+    tool_msgs = [m for m in c.hist if _get(m, 'role')=='tool']
+    assert ran == [(2, 2)] and [m['tool_call_id'] for m in tool_msgs] == ['toolu_01'] and check_hist(c.hist) is None
+    assert 'srvtoolu_01' not in [b.get('tool_use_id') for m in fp.last['messages'] for b in (m['content'] if isinstance(m['content'], list) else []) if b.get('type')=='tool_result']
