@@ -9,11 +9,12 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params',
            'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw', 'thinking_budget',
            'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused',
-           'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
-           'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_usage_sent', 'stream_unread',
-           'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally',
-           'keep_built', 'built_response', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning',
-           'mend_chunk', 'install_mends', 'adapt_request', 'litellm_made_id', 'reply_refusal', 'keep_refusal']
+           'stream_iterations', 'context_tokens', 'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries',
+           'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished', 'stream_content_type',
+           'stream_usage_sent', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
+           'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
+           'keep_native_finish', 'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request',
+           'litellm_made_id', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
@@ -21,7 +22,7 @@ from pathlib import Path
 import litellm
 from fastcore.utils import *
 from datetime import datetime, timezone
-from .usage import quiet_litellm
+from .usage import quiet_litellm, _hidden
 from .messages import _get
 
 _litellm_version = tuple(int(p) for p in importlib.metadata.version('litellm').split('.')[:3] if p.isdigit())  # for the version guards
@@ -490,6 +491,20 @@ def paused_msg(m)->bool:
 def mark_paused(m):
     "Mark message `m` as a paused turn's reply (one whose response said so by its finish reason alone)"
     if not paused_msg(m): _mark_pause(m, 'compaction' if _compacted(m, 'length') else 'pause_turn')
+
+# %% ../nbs/04_providers.ipynb #5550994b
+def stream_iterations(r):
+    "Anthropic's `usage.iterations` that litellm stream `r` received (its built response leaves them out), or None"
+    for c in reversed(getattr(r, '__dict__', {}).get('chunks') or ()):
+        if (its := _get(getattr(c, 'usage', None), 'iterations')): return its
+
+def context_tokens(r, u)->int:
+    "Tokens of the context the provider holds after reply `r` of usage `u`: its prompt and answer, or after a compaction what is left"
+    its = _get(_get(r, 'usage'), 'iterations') or (_hidden(r) or {}).get('lisette_iterations')
+    if not (isinstance(its, list) and its and any(_get(i, 'type')=='compaction' for i in its)): return u.prompt_tokens+u.completion_tokens
+    n = lambda k: v if isinstance(v := _get(its[-1], k), int) and v>=0 else 0
+    if _get(its[-1], 'type')=='compaction': return n('output_tokens') or u.prompt_tokens+u.completion_tokens  # (paused after it: its summary)
+    return sum(map(n, ('input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'output_tokens'))) or u.prompt_tokens+u.completion_tokens
 
 # %% ../nbs/04_providers.ipynb #6b2658ae
 def supports_cache_ckpts(m:str)->bool:

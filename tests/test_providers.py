@@ -636,3 +636,35 @@ def test_provider_call_without_its_result_is_not_run(fake_provider, tool):
     tool_msgs = [m for m in c.hist if _get(m, 'role')=='tool']
     assert ran == [(2, 2)] and [m['tool_call_id'] for m in tool_msgs] == ['toolu_01'] and check_hist(c.hist) is None
     assert 'srvtoolu_01' not in [b.get('tool_use_id') for m in fp.last['messages'] for b in (m['content'] if isinstance(m['content'], list) else []) if b.get('type')=='tool_result']
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_context_after_compaction_is_what_the_provider_holds(fake_provider, stream):
+    """After Anthropic compacted the context, it reads on from the compaction block: the chat's context count is the
+    answer's iteration (40 in, 8 out), not litellm's sum over iterations (2,640 in), so the next turn's max_tokens is not
+    lowered as if the window were nearly full (a 3,000-token window, registered for this test's model)"""
+    fp = fake_provider
+    m = 'anthropic/claude-compaction-test'
+    litellm.register_model({m: {**litellm.get_model_info('anthropic/claude-sonnet-4-5'), 'max_input_tokens': 3000, 'litellm_provider': 'anthropic', 'mode': 'chat'}})
+    its = [{'type': 'compaction', 'input_tokens': 2600, 'output_tokens': 30}, {'type': 'message', 'input_tokens': 40, 'output_tokens': 8}]
+    msg = {'id': 'm1', 'type': 'message', 'role': 'assistant', 'model': 'claude-compaction-test', 'stop_reason': 'end_turn', 'stop_sequence': None,
+           'content': [{'type': 'compaction', 'content': 'Summary: filler, then a greeting.'}, {'type': 'text', 'text': 'Hello!'}],
+           'context_management': {'applied_edits': []}, 'usage': {'input_tokens': 40, 'output_tokens': 8, 'iterations': its}}
+    evs = [('message_start', {'type': 'message_start', 'message': {**msg, 'content': [], 'stop_reason': None, 'usage': {'input_tokens': 40, 'output_tokens': 1}}}),
+           ('content_block_start', {'type': 'content_block_start', 'index': 0, 'content_block': msg['content'][0]}),
+           ('content_block_stop', {'type': 'content_block_stop', 'index': 0}),
+           ('content_block_start', {'type': 'content_block_start', 'index': 1, 'content_block': {'type': 'text', 'text': ''}}),
+           ('content_block_delta', {'type': 'content_block_delta', 'index': 1, 'delta': {'type': 'text_delta', 'text': 'Hello!'}}),
+           ('content_block_stop', {'type': 'content_block_stop', 'index': 1}),
+           ('message_delta', {'type': 'message_delta', 'delta': {'stop_reason': 'end_turn', 'stop_sequence': None}, 'usage': {'output_tokens': 8, 'iterations': its}}),
+           ('message_stop', {'type': 'message_stop'})]
+    sse = b''.join(f"event: {e}\ndata: {json.dumps(d)}\n\n".encode() for e,d in evs)
+    fp.strict = False
+    fp.queue(Reply(raw=sse, headers={'content-type': 'text/event-stream'}) if stream else Reply(raw=json.dumps(msg).encode()), 'Hi again.')
+    c = Chat(m, callkw={'context_management': {'edits': [{'type': 'compact_20260112', 'trigger': {'type': 'input_tokens', 'value': 2000}}]}}, **an(fp))
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        r = c('The quick brown fox jumps over the lazy dog. ' * 250 + 'Now say hello.', stream=stream)
+        if stream: list(r)
+        assert c._ctx == (2, 48)
+        c('And again?')
+    assert fp.last['max_tokens'] > 2900  # (the window, less the ~60 tokens the provider holds; counted from the sum, ~300)
