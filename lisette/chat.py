@@ -29,7 +29,7 @@ from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage_sent, stream_iterations, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, _name_nameless, _chain)
+                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, _name_nameless, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -1019,8 +1019,9 @@ def _stream_response(r, chunks, seen=None):
     res = keep_native_finish(keep_refusal(merge_stream_fields(built, chunks) or _build(chunks), chunks), r)
     if seen is not None and (seen.made or seen.named) and isinstance(hp := _hidden(res), dict):  # for `_fix_calls` to report
         hp['lisette_made_ids'], hp['lisette_named_ids'] = seen.made, seen.named
-    if stream_usage_sent(r) is False and isinstance(hp := _hidden(res), dict): hp['lisette_usage_estimated'] = True  # for `_count_use` to report
-    if (its := stream_iterations(r)) and isinstance(hp := _hidden(res), dict): hp['lisette_iterations'] = its  # for `context_tokens` (a compaction)
+    if (su := stream_usage(r)) is not None and isinstance(hp := _hidden(res), dict):  # the provider's own usage, read once
+        if su is False: hp['lisette_usage_estimated'] = True  # for `_count_use` to report
+        elif its := _get(su, 'iterations'): hp['lisette_iterations'] = its  # for `context_tokens` (a compaction)
     return res
 
 def _unread_why(r, e=None):

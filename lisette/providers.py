@@ -8,13 +8,12 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'droppable_fields', 'min_thinking_budget', 'unnamed_tool', 'model_info', 'supported_params', 'has_search',
            'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params',
            'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw', 'thinking_budget',
-           'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused',
-           'stream_iterations', 'context_tokens', 'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries',
-           'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished', 'stream_content_type',
-           'stream_usage_sent', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
-           'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
-           'keep_native_finish', 'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request',
-           'litellm_made_id', 'reply_refusal', 'keep_refusal']
+           'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused', 'context_tokens',
+           'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
+           'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply',
+           'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally', 'keep_built',
+           'built_response', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk',
+           'install_mends', 'adapt_request', 'litellm_made_id', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
@@ -474,9 +473,11 @@ def _anthropic_pause(kw):
     if m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m): _keep_anthropic_pause()
     return kw
 
+from .history import _compacted_only
+
 def _compacted(m, finish):
     "Is `m` (finish reason `finish`) Anthropic's pause after compacting the context: `stop_reason: compaction`, which litellm reports as 'length', with the compaction block alone?"
-    return finish=='length' and bool((_get(m, 'provider_specific_fields') or {}).get('compaction_blocks')) and not _get(m, 'content') and not _get(m, 'tool_calls')
+    return finish=='length' and not _get(m, 'tool_calls') and _compacted_only(m, 'assistant', _get(m, 'content'))
 
 def paused(r):
     "Did the provider pause the turn (Anthropic `pause_turn`, or `compaction` with `pause_after_compaction`), so the conversation should be sent back to continue it?"
@@ -493,11 +494,6 @@ def mark_paused(m):
     if not paused_msg(m): _mark_pause(m, 'compaction' if _compacted(m, 'length') else 'pause_turn')
 
 # %% ../nbs/04_providers.ipynb #5550994b
-def stream_iterations(r):
-    "Anthropic's `usage.iterations` that litellm stream `r` received (its built response leaves them out), or None"
-    for c in reversed(getattr(r, '__dict__', {}).get('chunks') or ()):
-        if (its := _get(getattr(c, 'usage', None), 'iterations')): return its
-
 def context_tokens(r, u)->int:
     "Tokens of the context the provider holds after reply `r` of usage `u`: its prompt and answer, or after a compaction what is left"
     its = _get(_get(r, 'usage'), 'iterations') or (_hidden(r) or {}).get('lisette_iterations')
@@ -585,11 +581,11 @@ def stream_content_type(r):
     hs = (getattr(r, '_hidden_params', None) or {}).get('additional_headers') or {}
     return hs.get('llm_provider-content-type') or hs.get('content-type')
 
-def stream_usage_sent(r):
-    "Did the provider send token counts in litellm stream `r`? False: the usage litellm gives is its own estimate; None: not known (not a litellm stream)"
+def stream_usage(r):
+    "The last usage the provider sent in litellm stream `r`; False: it sent none (the usage litellm gives is its own estimate); None: not known (not a litellm stream)"
     ch = getattr(r, '__dict__', {}).get('chunks')
     if not hasattr(r, "completion_stream") or _router_rewrap(r) or ch.__class__ is not list: return None
-    return any(getattr(c, 'usage', None) for c in reversed(ch))  # (usage comes last: found at once)
+    return next((u for c in reversed(ch) if (u := getattr(c, 'usage', None))), False)  # (usage comes last: found at once)
 
 # %% ../nbs/04_providers.ipynb #e61abe49
 def _gemini_finished(chunk):

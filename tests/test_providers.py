@@ -4,7 +4,7 @@ import pytest, litellm
 from litellm import stream_chunk_builder, completion_cost, ModelResponse
 from litellm.types.utils import Usage, ServerToolUse
 from lisette import *
-from lisette.providers import adapt_request, codex_auth, CodexAuthError, _use_codex_auth, _ds_fills_itself
+from lisette.providers import adapt_request, codex_auth, CodexAuthError, _use_codex_auth, _ds_fills_itself, _litellm_version
 from lisette.testing import Reply
 from lisette.messages import _get
 
@@ -550,14 +550,10 @@ def test_compaction_pause_is_continued(fake_provider, stream, tmp_path):
     if stream: r = list(r)[-1]
     assert contents(r).content == 'The answer.' and len(fp.requests) == 2
     assert 'cut off' not in str(c.hist) + str(fp.last['messages'])
-    if not stream or litellm_version() >= (1, 110):  # (litellm 1.106 builds the streamed block without its summary)
+    if not stream or _litellm_version >= (1, 110):  # (litellm 1.106 builds the streamed block without its summary)
         assert fp.last['messages'][-1]['content'] == [{'type': 'compaction', 'content': 'Summary of the session.'}]  # (alone: no made-up text after it)
     c2 = load_chat(c.save(tmp_path/'c.json'), api_base=fp.anthropic_base, api_key='fake')  # (a valid history: saved, loaded, sent on)
     assert contents(c2('And then?')).content == 'Next.' and check_hist(c2.hist) is None
-
-def litellm_version():
-    from importlib.metadata import version
-    return tuple(int(p) for p in version('litellm').split('.')[:2])
 
 def test_callkw_server_tools_sent_with_the_chats_tools(fake_provider):
     "A provider's own tool given in `callkw` (e.g. Anthropic's web fetch) goes with the chat's tools, not replaced by them"
