@@ -763,6 +763,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.switch._args_object': ('switch.html#_args_object', 'lisette/switch.py'),
                                 'lisette.switch._as_plain': ('switch.html#_as_plain', 'lisette/switch.py'),
                                 'lisette.switch._audio_as': ('switch.html#_audio_as', 'lisette/switch.py'),
+                                'lisette.switch._compaction': ('switch.html#_compaction', 'lisette/switch.py'),
                                 'lisette.switch._fit_args': ('switch.html#_fit_args', 'lisette/switch.py'),
                                 'lisette.switch._fit_assistant': ('switch.html#_fit_assistant', 'lisette/switch.py'),
                                 'lisette.switch._fit_audio': ('switch.html#_fit_audio', 'lisette/switch.py'),

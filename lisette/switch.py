@@ -11,7 +11,7 @@ import litellm
 from fastcore.utils import *
 from litellm.types.utils import Function
 from .messages import _get, _nonblank
-from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls
+from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls, _compacted_only
 from .tools import _tc_id
 
 # %% ../nbs/06e_switch.ipynb #84017922
@@ -84,6 +84,11 @@ def _search_parts(m, kind):
     psf = _get(m, 'provider_specific_fields')
     return kind!='anthropic' and isinstance(psf, dict) and bool(psf.get('web_search_results') or psf.get('citations') or psf.get('server_tool_calls'))
 
+def _compaction(m, kind):
+    "Does assistant message `m` carry Anthropic's compaction of the context, which provider `kind` does not read?"
+    psf = _get(m, 'provider_specific_fields')
+    return kind!='anthropic' and isinstance(psf, dict) and bool(psf.get('compaction_blocks'))
+
 def _srv_calls(m):
     "The server-side calls of assistant message `m`: among its `tool_calls` (litellm up to 1.106) or its `provider_specific_fields` (from 1.110)"
     psf = _get(m, 'provider_specific_fields')
@@ -155,7 +160,7 @@ def _plain_needs_fit(calls, kind):
 
 def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
-    if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind): return True
+    if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind) or _compaction(m, kind): return True
     if _get(m, 'audio') is not None: return True  # (sent as a reference, or as its transcript)
     if not refusals and (_refusals(m) or _get(m, 'refusal') is not None): return True
     if not echo and _refusal_echo(m): return True
@@ -199,6 +204,9 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
         for k in _reasoning_keys: set_(k, None)
         if kind=='deepseek' and rc: set_('reasoning_content', rc); notes.append((i, f"thinking from {_names[origin]} sent as reasoning_content text"))
         else: notes.append((i, f"thinking from {_names[origin]} left out ({_names.get(kind, kind)} cannot verify it)"))
+    if _compaction(m, kind):
+        set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k!='compaction_blocks'} or None)
+        notes.append((i, f"Anthropic's compaction of the context left out ({_names.get(kind, kind)} is sent the whole history before it)"))
     if _search_parts(m, kind):
         for tc in _get(m, 'provider_specific_fields').get('server_tool_calls') or []:
             notes.append((i, f"server-side {nested_idx(tc, 'function', 'name')} call {_tc_id(tc)} (already run by Anthropic) left out"))
@@ -272,11 +280,14 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         # (a Message's `audio` takes no bare reference; its `refusal` field is left out by removing it from a dict)
         res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and (_get(m, 'audio') is not None or _get(m, 'refusal') is not None or not echo and _refusal_echo(m)) else m)
         copied = True
+        if kind!='anthropic' and _compacted_only(m, role, _get(m, 'content')) and not _get(m, 'tool_calls'):  # (nothing but the compaction: an empty message would be sent)
+            res[j] = None; notes.append((i, f"the pause after Anthropic compacted the context left out: it holds only the compaction ({_names.get(kind, kind)} is sent the whole history before it)")); continue
         if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered, model, echo)
         elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
         if not cache and _strip_cc(res[j], set_): ckpts.append(i)
     if ckpts: notes.append((ckpts[0], f"cache checkpoints left out (messages {', '.join('system' if k<0 else str(k) for k in ckpts)}): {model} takes none"))
     if not copied: return res, []
+    if None in res: res = [o for o in res if o is not None]
     return res, sorted(notes, key=lambda o: o[0])  # (an audio reference back to OpenAI is changed without a note: it is OpenAI's own form)
 
 # %% ../nbs/06e_switch.ipynb #38bc75df

@@ -561,8 +561,10 @@ def _check_responses(body, fp):
             return f"Item '{it['id']}' of type 'reasoning' was provided without its required following item."
 
 def _check_openai(body):
-    "Chat Completions rules: a `tool_calls` list is not empty, a call's name is not empty"
+    "Chat Completions rules: an assistant message has content unless it calls tools; a `tool_calls` list is not empty, a call's name is not empty"
     for i,m in enumerate(body.get('messages') or []):
+        if m.get('role')=='assistant' and m.get('content') is None and not any(m.get(k) for k in ('tool_calls', 'function_call', 'audio', 'refusal')):
+            return f"Missing required parameter: 'messages[{i}].content'."  # (the reference: "Required unless tool_calls or function_call is specified")
         if 'tool_calls' not in m or m['tool_calls'] is None: continue
         if m['tool_calls']==[]: return f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with minimum length 1, but got an empty array instead."
         for j,tc in enumerate(m['tool_calls']):

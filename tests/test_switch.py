@@ -319,3 +319,26 @@ def test_plain_calls_shortcut_agrees_with_the_full_test():
     for m, kind, cache, refusals, echo in itertools.product(msgs, ['anthropic', 'gemini', 'responses', 'openai', 'deepseek', 'text'],
                                                              [True, False], [True, False], [True, False]):
         assert _needs(m, 'assistant', kind, cache, (), {}, refusals, echo) == _needs_fit(m, kind, cache, (), refusals, echo), (m, kind, cache, echo)
+
+# Anthropic's compaction of the context, then another provider
+
+_compaction_pause = {'id': 'msg_c', 'type': 'message', 'role': 'assistant', 'model': 'claude-opus-4-6', 'stop_reason': 'compaction', 'stop_sequence': None,
+                     'content': [{'type': 'compaction', 'content': 'Summary of the session.'}],
+                     'usage': {'input_tokens': 0, 'output_tokens': 0, 'iterations': [{'type': 'compaction', 'input_tokens': 5000, 'output_tokens': 80}]}}
+
+@pytest.mark.parametrize('m,base', LEGS[1:4])
+def test_compaction_pause_left_out_for_another_provider(fake_provider, m, base):
+    """A Claude turn paused after compacting (`pause_after_compaction`) holds only the compaction block, which litellm
+    keeps in the provider fields. Another provider is sent the whole history: the pause is left out, and said so
+    (Chat Completions refuses an assistant message without content; Responses got an empty text, Gemini nothing)"""
+    fp = fake_provider
+    fp.queue(Reply(raw=json.dumps(_compaction_pause).encode()), 'The answer.', 'On the other model.')
+    chat = Chat('anthropic/claude-opus-4-6', api_base=fp.anthropic_base, api_key='k',
+                callkw={'context_management': {'edits': [{'type': 'compact_20260112', 'pause_after_compaction': True}]}})
+    chat('Hello')
+    chat.model, chat.api_base, chat.callkw = m, getattr(fp, base), {}
+    assert contents(chat('And now?')).content == 'On the other model.'
+    assert [d for k,d in chat.adjustments if k=='switch'] == \
+           [f"message 1: the pause after Anthropic compacted the context left out: it holds only the compaction ({ {'gemini': 'Gemini', 'responses': 'OpenAI Responses'}.get(fp.requests[-1].proto, 'OpenAI Chat Completions') } is sent the whole history before it)"]
+    assert 'Summary of the session' not in json.dumps(fp.requests[-1].body)
+    assert 'compaction_blocks' in str(chat.hist[1])  # the history keeps it, for Claude
