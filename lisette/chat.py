@@ -1068,9 +1068,9 @@ def _stream_failure(e, seen, r, chunks=()):
 # %% ../nbs/06_chat.ipynb #2418d953
 @patch
 def _kept_after_drop(self:Chat, e, r, chunks, seen):
-    "The complete response of stream `r` if failure `e` is a dropped connection after the provider's finish reason, else None"
+    "The complete response of stream `r` if failure `e` is a dropped connection, or the provider's error, after the provider's finish reason, else None"
     if not chunks or stream_finished(r) is not True or _unread_why(r, e) or _is_timeout(e): return None
-    if not any(isinstance(x, (litellm.APIConnectionError, httpx.TransportError)) for x in _chain(e)): return None
+    if not (type(e).__module__.startswith('litellm') or any(isinstance(x, httpx.TransportError) for x in _chain(e))): return None  # (not a bug in reading it)
     try: res = _stream_response(r, chunks, seen)
     except Exception: return None
     if (_hidden(res) or {}).get('lisette_usage_estimated'): _hidden(res)['lisette_usage_estimated'] = 'cut'  # (the provider's counts were still to come)

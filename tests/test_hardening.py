@@ -145,6 +145,28 @@ def test_drop_after_finish_keeps_answer(fake_provider, name, finish, aio):
         assert any(a.detail.startswith("the stream broke before openai/gpt-4o-mini's token counts came") and "litellm's estimate" in a.detail
                    for a in chat.adjustments if a.kind=='usage'), chat.adjustments
 
+_error_events = {'gemini': b'data: {"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}}\r\n\r\n',
+                 'anthropic': b'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n',
+                 'openai': b'data: {"error": {"message": "The server had an error while processing your request.", "type": "server_error"}}\n\n'}
+_finish_marks = {'gemini': b'finishReason', 'anthropic': b'message_delta', 'openai': b'"finish_reason": "stop"'}
+
+@pytest.mark.parametrize('aio', [False, True])
+@pytest.mark.parametrize('name', list(_error_events))
+def test_error_event_after_finish_keeps_answer(fake_provider, name, aio):
+    "The provider's error event after its finish reason (Gemini has sent a 500 there): the complete answer is kept, and the error reported, not lost with the turn"
+    fp = fake_provider
+    m = {'openai': 'openai/gpt-4o-mini', 'anthropic': 'anthropic/claude-sonnet-4-5', 'gemini': 'gemini/gemini-3-flash-preview'}[name]
+    evs = _events(name, Reply("one two three", chunks=3))
+    i = max(i for i,e in enumerate(evs) if _finish_marks[name] in e)+1
+    ctype = {'content-type': 'text/event-stream'}
+    fp.queue(Reply(raw=b''.join(evs[:i]) + _error_events[name], headers=ctype), "never sent")
+    chat = (AsyncChat if aio else Chat)(m, api_base=getattr(fp, name+'_base'), api_key='k', retries=2)
+    async def arun(): return [o async for o in await chat("hi", stream=True)]
+    asyncio.run(arun()) if aio else _stream(chat, "hi")
+    assert chat.hist[-1].content == "one two three" and len(fp.requests) == 1 and check_hist(chat.hist) is None
+    notes = [a.detail for a in chat.adjustments if a.kind=='stream']
+    assert len(notes) <= 1 and all('finished its answer' in n and 'was kept' in n for n in notes)  # (litellm may read no error after the finish)
+
 @pytest.mark.parametrize('aio', [False, True])
 @pytest.mark.parametrize('raw', _bad_bodies)
 def test_unreadable_reply_noted_not_resent(proto, raw, aio):
