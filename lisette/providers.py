@@ -281,7 +281,7 @@ def _deepseek_reasoning(kw):
 # %% ../nbs/04_providers.ipynb #8b16fa09
 droppable_fields = ('reasoning_content', 'reasoning', 'reasoning_details', 'thinking_blocks', 'provider_specific_fields', 'annotations')
 _refusal = re.compile(r"\b(unsupported|not supported|unknown|unrecogni[sz]ed|unexpected|not permitted|not allowed|extra inputs?|additional propert(y|ies))\b", re.I)
-_refused = {}  # (model, api_base) -> {field: the server's words}
+_refused, _refused_lock = {}, threading.Lock()  # (model, api_base) -> {field: the server's words}
 
 def _server(kw): return (kw.get('model'), kw.get('api_base'))
 def _carries(m, f): return _get(m, 'role')=='assistant' and _get(m, f) not in (None, '', [], {})
@@ -297,16 +297,16 @@ def refused_fields(e, kw)->list:
     return [f for f in droppable_fields if _named_refused(s, f) and any(_carries(m, f) for m in kw.get('messages') or ())]
 
 def learn_refusal(e, kw)->list:
-    "Remember the fields that 400 `e` says the server of request `kw` refuses (`refused_fields`): those not known before"
-    known = _refused.get(_server(kw), {})
-    if not (new := [f for f in refused_fields(e, kw) if f not in known]): return []
+    "Remember the fields that 400 `e` says the server of request `kw` refuses (`refused_fields`); all of them, also those another chat learnt meanwhile (a request built without them can go)"
+    if not (fs := refused_fields(e, kw)): return []
     why = re.sub(r'^.*?Exception - ', '', str(getattr(e, 'message', None) or e)).strip()[:160]
-    _refused[_server(kw)] = known | dict.fromkeys(new, why)
-    return new
+    with _refused_lock: _refused[_server(kw)] = dict.fromkeys(fs, why) | _refused.get(_server(kw), {})
+    return fs
 
 def forget_refusal(kw, fields):
     "Forget that the server of request `kw` refuses `fields` (the request without them failed too: they were not the cause)"
-    if known := _refused.get(_server(kw)): _refused[_server(kw)] = {f:w for f,w in known.items() if f not in fields}
+    with _refused_lock:
+        if known := _refused.get(_server(kw)): _refused[_server(kw)] = {f:w for f,w in known.items() if f not in fields}
 
 def _without(m, fs):
     d = dict(m) if isinstance(m, dict) else m.model_dump(exclude_none=True)
@@ -477,7 +477,9 @@ from .history import _compacted_only
 
 def _compacted(m, finish):
     "Is `m` (finish reason `finish`) Anthropic's pause after compacting the context: `stop_reason: compaction`, which litellm reports as 'length', with the compaction block alone?"
-    return finish=='length' and not _get(m, 'tool_calls') and _compacted_only(m, 'assistant', _get(m, 'content'))
+    # (a reply cut off at max_tokens while thinking after a compaction is 'length' with no text too: its thinking tells it apart)
+    return finish in ('length', 'compaction') and not (_get(m, 'tool_calls') or _get(m, 'thinking_blocks') or _get(m, 'reasoning_content')) \
+           and _compacted_only(m, 'assistant', _get(m, 'content'))
 
 def paused(r):
     "Did the provider pause the turn (Anthropic `pause_turn`, or `compaction` with `pause_after_compaction`), so the conversation should be sent back to continue it?"

@@ -335,6 +335,17 @@ def test_refused_reasoning_is_left_out_and_the_request_sent_again(fake_provider,
     notes = [a.detail for a in chat.adjustments if a.kind=='refused']
     assert len(notes) == 1 and '`reasoning_content` left out' in notes[0] and 'is unsupported' in notes[0]
 
+def test_refusal_learnt_by_another_chat_meanwhile(fake_provider, refusals):
+    "Two chats on the same server get the 400 at once: the one whose request went before the other learnt the field sends again too, instead of raising"
+    import asyncio, time
+    fp = fake_provider
+    fp.respond_with(lambda body, path: (time.sleep(0.2), _like_groq(body, path))[1])  # (both requests in flight at once)
+    hist = [{'role': 'user', 'content': '2+2?'}, {'role': 'assistant', 'content': 'Four', 'reasoning_content': 'Two and two make four.'}]
+    chats = [AsyncChat('openai/qwen/qwen3-32b', hist=[dict(m) for m in hist], api_base=fp.openai_base, api_key='k') for _ in range(2)]
+    async def both(): return await asyncio.gather(*(c('Thanks') for c in chats))
+    with warnings.catch_warnings(): warnings.simplefilter('ignore'); res = asyncio.run(both())
+    assert [contents(r).content for r in res] == ['ok', 'ok'] and len(fp.requests) == 4
+
 def test_refused_reasoning_in_a_tool_loop(fake_provider, refusals):
     "The refusal comes mid-turn, on the request with the tool results: the turn goes on, every call answered"
     fp = fake_provider

@@ -555,6 +555,17 @@ def test_compaction_pause_is_continued(fake_provider, stream, tmp_path):
     c2 = load_chat(c.save(tmp_path/'c.json'), api_base=fp.anthropic_base, api_key='fake')  # (a valid history: saved, loaded, sent on)
     assert contents(c2('And then?')).content == 'Next.' and check_hist(c2.hist) is None
 
+def test_cut_thinking_after_compaction_is_not_a_pause(fake_provider):
+    "A reply cut off at max_tokens while thinking, after Anthropic compacted the context (no text, litellm: 'length'), is a cut-off reply: not continued as a pause"
+    fp = fake_provider
+    fp.strict = False  # (its thinking is cut off: no valid signature to send back)
+    msg = {**_compaction, 'stop_reason': 'max_tokens',
+           'content': [*_compaction['content'], {'type': 'thinking', 'thinking': 'Let me think about this at great len', 'signature': 'sig1'}]}
+    fp.queue(*[Reply(raw=json.dumps(msg).encode())]*3)
+    c = Chat('anthropic/claude-opus-4-6', max_tokens=100, callkw={'context_management': {'edits': [{'type': 'compact_20260112'}]}}, **an(fp))
+    with warnings.catch_warnings(): warnings.simplefilter('ignore'); r = c('Hello', think='h')  # (the cut-off warning)
+    assert len(fp.requests) == 1 and contents(r).content == '<warning>Response was cut off at token limit.</warning>'
+
 def test_callkw_server_tools_sent_with_the_chats_tools(fake_provider):
     "A provider's own tool given in `callkw` (e.g. Anthropic's web fetch) goes with the chat's tools, not replaced by them"
     fp = fake_provider
