@@ -836,11 +836,12 @@ def _turn(self:Chat, msg=None, **kw):
         while True:
             r = yield from self._ask(t)
             m = self._record(t, r)
+            # (marked before it goes out: a turn stopped there answers only our own calls, as `_client_calls` reads them)
+            if paused(r): mark_paused(m)  # (kept with the message: its pending searches stay the provider's)
+            _mark_provider_calls(t, self, m)
             if t.pauses>=max_pauses and paused(r):  # not continued again: the reply may be unfinished
                 add_warning(r, f"The provider paused this turn {t.pauses} times, the most lisette continues (`lisette.chat.max_pauses`): it may be unfinished.")
             yield _Out(r)
-            if paused(r): mark_paused(m)  # (kept with the message: its pending searches stay the provider's, as `_client_calls` reads)
-            _mark_provider_calls(t, self, m)
             tcs = _client_calls(m)
             if tcs and t.final: yield from self._decline(tcs)  # tool rounds used up: answered, never run
             pairs = (yield from self._tool_round(t, tcs)) if tcs and not t.final else []

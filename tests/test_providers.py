@@ -644,6 +644,24 @@ def test_provider_call_without_its_result_is_not_run(fake_provider, tool):
     assert ran == [(2, 2)] and [m['tool_call_id'] for m in tool_msgs] == ['toolu_01'] and check_hist(c.hist) is None
     assert 'srvtoolu_01' not in [b.get('tool_use_id') for m in fp.last['messages'] for b in (m['content'] if isinstance(m['content'], list) else []) if b.get('type')=='tool_result']
 
+def test_provider_call_marked_before_the_reply_goes_out(fake_provider):
+    "The user stops reading the stream at the reply (break, close): the interrupted turn answers the client call only, the provider's stays the provider's (litellm 1.106 lists it among the tool calls)"
+    fp = fake_provider
+    fp.strict = False
+    head = {'id': 'msg_h', 'type': 'message', 'role': 'assistant', 'model': 'claude-sonnet-4-5', 'stop_reason': 'tool_use', 'stop_sequence': None,
+            'content': [{'type': 'server_tool_use', 'id': 'srvtoolu_01', 'name': 'web_search', 'input': {'query': 'weather'}},
+                        {'type': 'tool_use', 'id': 'toolu_01', 'name': 'add', 'input': {'a': 2, 'b': 2}}], 'usage': {'input_tokens': 10, 'output_tokens': 5}}
+    fp.queue(Reply(raw=_an_sse(head), headers={'content-type': 'text/event-stream'}))
+    def add(a:int, b:int) -> int:
+        "Add two numbers"
+        return a+b
+    c = Chat('anthropic/claude-sonnet-4-5', tools=[add, {'type': 'web_search_20250305', 'name': 'web_search'}], **an(fp))
+    g = c('2+2, and the weather?', stream=True)
+    for o in g:
+        if isinstance(o, litellm.ModelResponse): break
+    g.close()
+    assert [m['tool_call_id'] for m in c.hist if _get(m, 'role')=='tool'] == ['toolu_01'] and check_hist(c.hist) is None
+
 @pytest.mark.parametrize('stream', [False, True])
 def test_context_after_compaction_is_what_the_provider_holds(fake_provider, stream):
     """After Anthropic compacted the context, it reads on from the compaction block: the chat's context count is the
