@@ -14,7 +14,7 @@ from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_types, _nonblank, _audio_problem
-from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv
+from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
 from .tools import _provider_ran, _tc_id, _tc_name
 from .providers import paused_msg
 from .context import _msgs_bound, _bytes_bound
@@ -58,8 +58,9 @@ def _odd(p):
     return isinstance(p, dict) and isinstance(t := p.get('type'), str) and (t=='refusal' or t not in _part_types)
 
 def _providers_calls(m):
-    "{id: name} of the calls in assistant message `m` the provider runs itself (`srvtoolu_` ones it ran, or left pending in a paused turn)"
-    ran = _provider_ran(m)
+    "{id: name} of the calls in assistant message `m` the provider runs itself (`srvtoolu_` ones it ran, left pending in a paused turn, or marked its own by the chat)"
+    own = (_get(m, 'provider_specific_fields') or {}).get('lisette_provider_calls')
+    ran = _provider_ran(m) | ({x for x in own if isinstance(x, str)} if isinstance(own, list) else set())
     res = {_tc_id(tc): _tc_name(tc) for tc in _get(m, 'tool_calls') or [] if _tc_id(tc) in ran}
     return res | _unran_srv(m) if paused_msg(m) else res
 
@@ -68,9 +69,12 @@ def _convertible(m, i, notes, refusal=None, check=True, keep_spoken=False):
     `MessageFormatError`): what `check_msg` refuses but a conversion can leave out is left out, noted: OpenAI's legacy
     'function' message (None) and `function_call`, and content parts of a type no provider takes. OpenAI's refusal parts
     stay, or, with `refusal` (why the target has none), become text parts (noted). A spoken reply without text (OpenAI's
-    audio output) becomes its transcript (noted), unless `keep_spoken`"""
+    audio output) becomes its transcript (noted), unless `keep_spoken`. Anthropic's pause after compacting the context,
+    which holds only the compaction block, is left out (noted): an export carries no compaction, the history before it is whole"""
     if not isinstance(m, (dict, Message)): return check_msg(m, i)  # (raises)
     c = _get(m, 'content')
+    if _compacted_only(m, _get(m, 'role'), c) and not _get(m, 'tool_calls'):
+        return notes(i, "the pause after Anthropic compacted the context left out (it holds only the compaction; the history before it is all there)")
     spoken = _spoken(m, _get(m, 'role'), c) and not keep_spoken
     srv = _providers_calls(m) if _get(m, 'tool_calls') else {}
     if _get(m, 'role')!='function' and not _get(m, 'function_call') and not (isinstance(c, list) and any(map(_odd, c))) and not spoken and not srv:

@@ -130,6 +130,23 @@ def test_anthropic_reports_what_it_cannot_hold():
         to_anthropic(hist, report=rep)  # with a report list there is no warning
     assert len(rep) == 6
 
+def test_export_leaves_out_provider_calls_and_compaction_pause():
+    """A provider's call the chat marked its own (no result came: litellm 1.106 drops some) and Anthropic's pause after
+    compacting (only the compaction block) are left out of an export, noted: a request carries neither"""
+    srv = {'id': 'srvtoolu_01', 'type': 'function', 'function': {'name': 'web_search', 'arguments': '{"query": "q"}'}}
+    own = {'id': 'toolu_01', 'type': 'function', 'function': {'name': 'add', 'arguments': '{"a": 2, "b": 2}'}}
+    comp = {'compaction_blocks': [{'type': 'compaction', 'content': 'Summary.'}], 'stop_reason': 'compaction'}
+    hist = [{'role': 'user', 'content': '2+2, and the weather?'},
+            {'role': 'assistant', 'content': None, 'tool_calls': [srv, own], 'provider_specific_fields': {'lisette_provider_calls': ['srvtoolu_01']}},
+            {'role': 'tool', 'tool_call_id': 'toolu_01', 'name': 'add', 'content': '4'},
+            {'role': 'assistant', 'content': None, 'provider_specific_fields': comp}, {'role': 'assistant', 'content': 'It is 4.'}]
+    for conv in (to_openai, to_anthropic):
+        rep = []
+        out = conv(hist, report=rep)
+        msgs = out[1] if conv is to_anthropic else out
+        assert 'srvtoolu_01' not in json.dumps(msgs) and 'toolu_01' in json.dumps(msgs) and len(msgs) == 4, conv
+        assert len(rep) == 2 and any("provider's own tool call" in str(r) for r in rep) and any('compacted' in str(r) for r in rep), rep
+
 def test_from_anthropic_reports():
     msgs = [{'role': 'user', 'content': 'q'},
             {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 't1', 'name': 'f', 'input': {}}, {'type': 'text', 'text': 'after'},
