@@ -29,7 +29,7 @@ from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, _name_nameless, _chain)
+                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, text_splits_reasoning, _name_nameless, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -481,7 +481,9 @@ def _after_response(self:Chat, r, prefill):
     if prefill: m.content = prefill + (m.content or '')
     rf = reply_refusal(m, self.__dict__.get('_req_openai', False))  # (first, on every reply: it moves litellm 1.106's copy out of the fields it would send back)
     if rf and not m.content and not m.tool_calls: m.content = rf  # OpenAI's refusal: its words are the reply
-    if (w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r)) and not paused(r): add_warning(r, w)  # (litellm 1.110 reports a paused turn as 'length': it is not cut off, it goes on)
+    if (w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r)) and not paused(r):  # (litellm 1.110 reports a paused turn as 'length': it is not cut off, it goes on)
+        if text_splits_reasoning(m): self._adjust(None, 'reply', f"{w} (not written into the reply: as its text, it would go between its reasoning and its tool call, which the provider refuses)")
+        else: add_warning(r, w)
     if _compacted_only(m, 'assistant', m.content): m.content = None  # the compaction is its content (litellm would send an empty text as words of its own)
     elif not m.tool_calls and not _spoken(m, 'assistant', m.content) and (c := _nonblank(m.content))!=m.content:  # an empty reply would make every later request invalid (a spoken one is not empty)
         if not _shown_calls(m): self._adjust(None, 'empty_reply', f"{self.model} replied with no text{' (only white space)' if m.content else ''}: stored as {c!r}, as providers reject empty messages")  # (one that only ran the provider's search said something)

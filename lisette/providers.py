@@ -8,12 +8,13 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'droppable_fields', 'min_thinking_budget', 'unnamed_tool', 'model_info', 'supported_params', 'has_search',
            'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params',
            'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw', 'thinking_budget',
-           'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused', 'context_tokens',
-           'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
-           'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply',
-           'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'failed_locally', 'keep_built',
-           'built_response', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk',
-           'install_mends', 'adapt_request', 'litellm_made_id', 'reply_refusal', 'keep_refusal']
+           'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused',
+           'text_splits_reasoning', 'context_tokens', 'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries',
+           'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished', 'stream_content_type',
+           'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
+           'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
+           'keep_native_finish', 'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request',
+           'litellm_made_id', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
@@ -494,6 +495,12 @@ def paused_msg(m)->bool:
 def mark_paused(m):
     "Mark message `m` as a paused turn's reply (one whose response said so by its finish reason alone)"
     if not paused_msg(m): _mark_pause(m, 'compaction' if _compacted(m, 'length') else 'pause_turn')
+
+# %% ../nbs/04_providers.ipynb #77c91965
+def text_splits_reasoning(m)->bool:
+    "Would text put on assistant message `m` (Responses reasoning items and tool calls, no text) be sent between a reasoning item and the call that must follow it?"
+    # litellm (1.106.2 to 1.110.2) sends a message's text as an item before its function calls
+    return bool(_get(m, 'reasoning_items') and _get(m, 'tool_calls') and not _get(m, 'content'))
 
 # %% ../nbs/04_providers.ipynb #5550994b
 def context_tokens(r, u)->int:

@@ -109,6 +109,20 @@ def test_cut_off_call_does_not_wedge_the_chat(fake_provider):
     assert [b['input'] for b in sent if b['type']=='tool_use'] == [{}]
     assert any(a.kind=='switch' and 'not a JSON object' in a.detail for a in chat.adjustments)
 
+@pytest.mark.parametrize('stream', [False, True])
+def test_responses_call_cut_off_after_reasoning_keeps_the_order(fake_provider, stream):
+    """A Responses reply [reasoning, function_call] cut off at max_output_tokens: the cut-off warning is not written into
+    the reply, where litellm would send it between the reasoning item and its call (OpenAI refuses that on every later
+    request); it is reported instead, and the loop and later turns go on"""
+    fp = fake_provider
+    fp.queue(Reply(thinking='Planning', tool_calls=[('add', {'a': 1, 'b': 2})], stop='length'), 'ok', 'fine')
+    chat = Chat('openai/responses/gpt-5.4', tools=[add], api_base=fp.responses_base, api_key='k')
+    r = _quiet(chat, 'add 1 and 2', think='l', stream=stream)
+    if stream: r = list(r)[-1]
+    assert any(a.kind=='reply' and a.detail.startswith('Response was cut off at token limit.') for a in chat.adjustments)
+    assert contents(r).content == 'ok' and contents(_quiet(chat, 'next')).content == 'fine'
+    assert [it.get('type') for it in fp.requests[1].body['input']] == ['message', 'reasoning', 'function_call', 'function_call_output']
+
 @pytest.mark.parametrize('model,base', [('openai/gpt-4o-mini', 'openai_base'), ('openai/responses/gpt-5.4', 'responses_base'),
                                         ('gemini/gemini-3-flash-preview', 'gemini_base')])
 def test_unbuildable_request_not_retried(fake_provider, model, base, monkeypatch):
