@@ -146,10 +146,12 @@ def _short_repr(v, mx=40):
     return s if len(s)<=mx else s[:_safe_cut(s, mx-1)]+'…'
 
 def _args_dict(tc):
+    "The arguments of tool call `tc` as a dict: what is not a JSON object (a provider's `[1, 2]`, `null`, a cut-off string) as `{'arguments': it}`"
     a = _tc_args(tc)
     if isinstance(a, dict): return a
-    try: return json.loads(a or '{}')
+    try: d = json.loads(a or '{}')
     except (json.JSONDecodeError, TypeError): return {'arguments': a}
+    return d if isinstance(d, dict) else {'arguments': a}
 
 def _fmt_call(tc, args=None):
     "`name(k=v, …)` with each value's short repr: strings quoted, numbers as they are"

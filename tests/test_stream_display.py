@@ -406,3 +406,24 @@ def test_provider_search_then_tool_round_transcript(fake_provider):
     print_stream(iter(items), file=buf, use_rich=False)
     lines = [l for l in buf.getvalue().splitlines() if l.startswith('🔧')]
     assert lines == ["🔧 web_search(query='otters') → run by the provider", '🔧 simple_add(a=1, b=2) → 3'], lines
+
+@pytest.mark.parametrize('args', ['[1, 2]', 'null', '"x"', '3'])
+def test_display_of_arguments_that_are_not_an_object(fake_provider, args):
+    "A provider's tool call whose arguments are JSON but not an object: answered with an error for the model, and shown as sent (the displays raised AttributeError)"
+    import asyncio, warnings
+    fp = fake_provider
+    def add(a:int, b:int) -> int:
+        "Add"
+        return a+b
+    for aio in (False, True):
+        fp.queue(Reply(tool_calls=[dict(name='add', arguments=args, id='call_1')]), Reply('done'))
+        chat = (AsyncChat if aio else Chat)('openai/gpt-4.1', tools=[add], api_base=fp.openai_base, api_key='x')
+        out = io.StringIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            if aio:
+                async def go(): await aprint_stream(await chat('go', stream=True), file=out, use_rich=False)
+                asyncio.run(go())
+            else: print_stream(chat('go', stream=True), file=out, use_rich=False)
+        assert 'done' in out.getvalue() and f"arguments={args!r}" in out.getvalue(), out.getvalue()
+        assert 'expected a JSON object' in chat.hist[2]['content']
