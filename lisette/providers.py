@@ -1235,6 +1235,29 @@ def _gemini_msg_copies(kw):
 
 _adapters.append(_gemini_msg_copies)
 
+# %% ../nbs/04_providers.ipynb #148f638a
+@cache
+def _gemini_joins_texts():
+    "Does the installed litellm join the text parts of a Gemini tool result with nothing between them?"
+    try:
+        from litellm.litellm_core_utils.prompt_templates.factory import convert_to_gemini_tool_call_result
+        p = convert_to_gemini_tool_call_result({'role': 'tool', 'tool_call_id': 'c', 'name': 'f', 'content': [{'type': 'text', 'text': 'a'}, {'type': 'text', 'text': 'b'}]}, None)
+        return 'ab' in json.dumps(p)
+    except Exception: return False
+
+def _separated(c):
+    "Tool result content `c` with a line break after every text part but the last (a copy; `c` itself when none is needed)"
+    ts = [j for j,p in enumerate(c) if isinstance(p, dict) and p.get('type')=='text' and isinstance(p.get('text'), str)]
+    if len(ts)<2 or all(c[j]['text'].endswith('\n') for j in ts[:-1]): return c
+    return [p | {'text': p['text']+'\n\n'} if j in ts[:-1] and not p['text'].endswith('\n') else p for j,p in enumerate(c)]
+
+def _gemini_tool_texts(kw):
+    msgs = kw.get('messages') or []
+    if not any(m.__class__ is dict and m.get('role')=='tool' and m.get('content').__class__ is list for m in msgs) or not _for_gemini(kw) or not _gemini_joins_texts(): return kw
+    return kw | dict(messages=[m | {'content': _separated(m['content'])} if m.__class__ is dict and m.get('role')=='tool' and m.get('content').__class__ is list else m for m in msgs])
+
+_adapters.append(_gemini_tool_texts)
+
 # %% ../nbs/04_providers.ipynb #5e250993
 import copy, inspect
 from .usage import search_count

@@ -85,7 +85,7 @@ def _tc_args(tc): return _get(tc, 'function', 'arguments')
 def _mk_tool_result(tc, res, tc_res=None):
     "A `tool` message answering tool call `tc` with result `res`"
     c = _res_content(res)
-    if tc_res is not None: c = _prep_tool_res(c, _tc_id(tc))
+    if tc_res is not None: c = _prep_tool_res(c, _base_id(_tc_id(tc)))  # (the id the model sees: a Gemini call's without its signature)
     return {'tool_call_id': _tc_id(tc), 'role': 'tool', 'name': _tc_name(tc), 'content': c}
 
 # %% ../nbs/02_tools.ipynb #1ea04b70

@@ -693,3 +693,18 @@ def test_context_after_compaction_is_what_the_provider_holds(fake_provider, stre
         assert c._ctx == (2, 48)
         c('And again?')
     assert fp.last['max_tokens'] > 2900  # (the window, less the ~60 tokens the provider holds; counted from the sum, ~300)
+
+@pytest.mark.parametrize('model', ['gemini/gemini-2.5-flash', 'gemini/gemini-3-flash-preview'])
+def test_gemini_tool_result_texts_kept_apart(fake_provider, model):
+    """litellm joins a Gemini tool result's text parts with nothing between: the chat's reminder and the `tc_refs` header
+    ran into the result ('Be brief.[tool_call_id: call_…__thought__<1 KB signature>]Mexico'). They go apart, and the header
+    names the id the model knows"""
+    fp = fake_provider
+    def country() -> str:
+        "The user's country"
+        return 'Mexico'
+    fp.queue(Reply(tool_calls=[('country', {})], thinking='plan'), 'Mexico City.')
+    c = Chat(model, tools=[country], tc_refs=True, tool_reminder='Be brief.', api_base=fp.gemini_base, api_key='k')
+    c('Capital of my country?')
+    fr = [p['function_response'] for m in fp.last['contents'] for p in m['parts'] if 'function_response' in p][0]
+    assert fr['response']['content'] == f"Be brief.\n\n[tool_call_id: {c.hist[1].tool_calls[0].id.split('__thought__')[0]}]\n\nMexico"
