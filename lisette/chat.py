@@ -92,6 +92,13 @@ class _Sleep(NamedTuple): secs: float
 effort = AttrDict({'l': 'low', 'm': 'medium', 'h': 'high', 'x': 'max'})
 def _effort(o): return effort.get(o, o) if isinstance(o, str) else 'medium'
 
+def _search_size(s):
+    "The web search context size `search=s` asks for (None: no search); anything else raises"
+    if s is None or s is False: return None
+    if (z := _effort(s)) not in ('low', 'medium', 'high'):
+        raise ValueError(f"search={s!r}: give True, False, or 'l', 'm', 'h' (how much search context: low, medium, high)")
+    return z
+
 _final_prompt = {'role': 'user', 'content': 'You have used all your tool calls for this turn. Please summarize your findings. If you did not complete your goal, tell the user what further work is needed. You may use tools again on the next user message.'}
 _cwe_msg = "ContextWindowExceededError: Do no more tool calls and complete your response now. Inform user that you ran out of context and explain what the cause was. This is the response to this tool call, truncated if needed: "
 _interrupted = interrupted_result
@@ -202,6 +209,7 @@ class Chat:
                           max_cost=max_cost, repair=repair, fit_context=fit_context, limiter=limiter)  # not `store_attr`: its frame inspection is most of a new chat's cost
         self.hist = hist
         if stall is not None: StallDetector(stall)  # bad values fail here, not in the first turn
+        _search_size(search)
         self.stall, self.page_results, self._steer, self._pages = stall, page_results, Steering(), []
 
     _default_complete = staticmethod(completion)
@@ -434,7 +442,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         elif sparams and 'temperature' not in sparams: self._adjust(None, 'temperature', _temp_dropped(f"litellm says {m} takes none", t))
         else: kw['temperature'] = t
     if s := ifnone(search, self.search):
-        if self._searchable: kw['web_search_options'] = {'search_context_size': _effort(s)}
+        if self._searchable: kw['web_search_options'] = {'search_context_size': _search_size(s)}
         else: self._adjust(None, 'search', f"search={s!r} ignored: {self._which(lambda i: not _searches(i))} has no web search")
     if (mt := ifnone(max_tokens, self.max_tokens)) is None and (mt := (mo := self._max_out(info))[0]):
         if room and mt>room[0]:  # the prompt and that much output would overflow the window, which providers reject

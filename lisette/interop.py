@@ -402,21 +402,22 @@ def _strs(x): return isinstance(x, dict) and all(isinstance(k, str) and isinstan
 _efforts = {None, False, True, 'l', 'm', 'h', 'low', 'medium', 'high'}
 _big = 2**31  # no count a chat keeps comes near it: a file's 10**30 is a mistake or an attack
 def _count(x): return _is(int)(x) and 0<x<_big
+def _ints_from(lo): return lambda x: _is(int)(x) and lo<=x<2**63  # (a setting: as `Chat` takes it, short of a number no machine holds)
 
 # each saved setting: (is the value acceptable?, what is expected)
 _setting_checks = dict(
-    temp=(_opt(_num), "a number or null"), search=(lambda x: x in _efforts, "false, true or one of 'l', 'm', 'h'"),
-    cache=(_is(bool), "true or false"), cache_idxs=(lambda x: isinstance(x, list) and len(x)<=4 and all(_is(int)(o) and abs(o)<_big for o in x), "a list of at most 4 integers"),
+    temp=(_opt(_num), "a number or null"), search=(lambda x: (x is None or isinstance(x, (bool, str))) and x in _efforts, "false, true or one of 'l', 'm', 'h'"),
+    cache=(_is(bool), "true or false"), cache_idxs=(lambda x: isinstance(x, list) and all(_is(int)(o) and abs(o)<_big for o in x), "a list of integers"),
     ttl=(lambda x: x in (None, '5m', '1h'), "null, '5m' or '1h'"), tc_res_eval=(_is(bool), "true or false"),
-    markup=(lambda x: _num(x) and 0<=x<=100, "a number from 0 to 100"), tool_reminder=(_opt(_is(str)), "a string or null"),
-    max_tokens=(_opt(_count), "a positive integer (below 2**31) or null"), stream=(_is(bool), "true or false"),
-    parallel_tools=(_is(bool), "true or false"), retries=(lambda x: _is(int)(x) and 0<=x<=10, "an integer from 0 to 10"),
+    markup=(lambda x: _num(x) and x>=0, "a non-negative number"), tool_reminder=(_opt(_is(str)), "a string or null"),
+    max_tokens=(_opt(_ints_from(1)), "a positive integer or null"), stream=(_is(bool), "true or false"),
+    parallel_tools=(_is(bool), "true or false"), retries=(_ints_from(0), "a non-negative integer"),
     timeout=(lambda x: _opt(_pos)(x) or (isinstance(x, list) and len(x)==2 and all(_opt(_pos)(o) for o in x)),
              "null, a positive number of seconds, or [request, stream idle] seconds"),
     max_cost=(_opt(lambda x: _num(x) and x>=0), "a non-negative number or null"), repair=(_is(bool), "true or false"),
     fit_context=(_is(bool), "true or false"),
-    stall=(_opt(_count), "a positive integer (below 2**31) or null"),
-    page_results=(_opt(_count), "a positive integer (below 2**31) or null"),
+    stall=(_opt(_ints_from(1)), "a positive integer or null"),
+    page_results=(_opt(_ints_from(0)), "a non-negative integer or null"),
     api_base=(_opt(lambda x: isinstance(x, str) and x.startswith(('http://', 'https://'))), "an http(s) URL or null"),
     extra_headers=(_opt(_strs), "an object of string headers or null"), callkw=(_opt(_is(dict)), "an object or null"))
 
@@ -592,7 +593,7 @@ def _saved_context(d, src):
     if not isinstance(cx, dict): raise SavedChatError(src, 'context', f"expected an object, got {type(cx).__name__}")
     for k in ('messages', 'tokens', 'hist_bytes', 'fixed_bytes'):
         if not (type(v := cx.get(k)) is int and 0<=v<2**31): raise SavedChatError(src, f'context.{k}', f"expected a non-negative integer below 2**31, got {json.dumps(v)[:40]}")
-    if not (type(v := cx.get('page_results')) is int and 0<v<2**31 or v is None): raise SavedChatError(src, 'context.page_results', f"expected a positive integer or null, got {json.dumps(v)[:40]}")
+    if not (_ints_from(0)(v := cx.get('page_results')) or v is None): raise SavedChatError(src, 'context.page_results', f"expected a non-negative integer or null, got {json.dumps(v)[:40]}")
     return cx
 
 def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, source:str='saved chat', **kw)->Chat:
@@ -612,7 +613,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     use, last_use, cx = _usage(d, 'use', src), _usage(d, 'last_use', src), _saved_context(d, src)
     settings = _settings_of(d, src, trusted, kw)
     tc_refs = kw.pop('tc_refs', tcr is not None)
-    chat = cls(model, tools=tools, tc_refs=tc_refs, **(settings | kw))
+    chat = cls(kw.pop('model', model), tools=tools, tc_refs=tc_refs, **(settings | kw))  # (`model=`: the conversation goes on with another)
     chat.sp = kw.get('sp', sp)  # as saved: Chat(tc_refs=True) would add the references prompt a second time
     for k in ('sp', 'tool_reminder'):  # the file's text, like its history's, without lone surrogates
         if k not in kw and isinstance(v := getattr(chat, k), str) and _has_surrogate(v): setattr(chat, k, _fix_str(v)); fixed += 1
@@ -643,7 +644,8 @@ def load_chat(
 )->Chat:
     "Load a chat saved by `save_chat`; calling it continues the conversation. Where requests go comes from your arguments"
     path = Path(path)
-    try: d = json.loads(path.read_text(encoding='utf-8'), parse_constant=_no_constant)
+    if path.exists() and not path.is_file(): raise SavedChatError(path, 'file', "not a saved chat: not a regular file (a directory, a device or a pipe)")
+    try: d = json.loads(path.read_text(encoding='utf-8-sig'), parse_constant=_no_constant)  # (-sig: a file an editor saved with a byte-order mark)
     except json.JSONDecodeError as e: raise SavedChatError(path, 'file', f"not a saved chat: invalid JSON ({e})") from None
     except RecursionError: raise SavedChatError(path, 'file', "not a saved chat: its JSON nests too deeply") from None
     except UnicodeDecodeError as e: raise SavedChatError(path, 'file', f"not a saved chat: not UTF-8 text ({e})") from None

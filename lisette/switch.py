@@ -223,7 +223,7 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
             notes.append((i, f"server-side {nested_idx(tc, 'function', 'name')} call {tid} (already run by Anthropic) left out")); continue
         if (new := fit_id(tid, kind))!=tid:
             ids[tid] = new; _set_id(tc, new)
-            notes.append((i, f"tool call id {tid} sent as {new}"))
+            notes.append((i, f"tool call id {_short(tid)} sent as {new}"))  # (a Gemini id carries a signature of a kilobyte or more)
         keep.append(_fit_args(tc, kind, notes, i))
     if len(keep)!=len(tcs) or any(a is not b for a,b in zip(keep, tcs)):
         set_('tool_calls', keep or None)

@@ -485,15 +485,16 @@ class FakeProviderPair:
 
 @pytest.mark.parametrize('field,value,problem', [
     ('callkw', {'api_base': 'http://evil'}, 'not used'), ('extra_headers', {'X-Leak': '1'}, 'not used'),
-    ('retries', 1000, 'settings.retries: expected an integer from 0 to 10, got 1000'),
-    ('markup', -1, 'settings.markup: expected a number from 0 to 100, got -1'),
+    ('retries', -1, 'settings.retries: expected a non-negative integer, got -1'),
+    ('markup', -1, 'settings.markup: expected a non-negative number, got -1'),
     ('temp', 'hot', 'settings.temp: expected a number or null, got "hot"'),
     ('completefunc', 'os.system', 'settings.completefunc: not a setting lisette loads from a file'),
     ('api_key', 'sk-x', 'settings.api_key: not a setting'), ('max_tokens', True, 'settings.max_tokens: expected a positive integer'),
     ('timeout', [-1, 5], 'settings.timeout: expected null, a positive number'), ('api_base', 'file:///etc/passwd', 'settings.api_base: expected an http(s) URL'),
-    ('stall', 0, 'settings.stall: expected a positive integer (below 2**31) or null'), ('page_results', 'all', 'settings.page_results: expected a positive integer'),
-    ('max_tokens', 10**30, 'settings.max_tokens: expected a positive integer (below 2**31) or null, got 1000000000000000000000000000000'),
-    ('page_results', 10**30, 'settings.page_results: expected a positive integer (below 2**31)'), ('cache_idxs', [10**30], 'settings.cache_idxs: expected a list of at most 4 integers')])
+    ('stall', 0, 'settings.stall: expected a positive integer or null'), ('page_results', 'all', 'settings.page_results: expected a non-negative integer'),
+    ('max_tokens', 10**30, 'settings.max_tokens: expected a positive integer or null, got 1000000000000000000000000000000'),
+    ('page_results', 10**30, 'settings.page_results: expected a non-negative integer or null'), ('cache_idxs', [10**30], 'settings.cache_idxs: expected a list of integers'),
+    ('search', ['l'], 'settings.search: expected false, true or one of')])
 def test_saved_settings_checked(fake_provider, tmp_path, field, value, problem):
     p = _saved(tmp_path, fake_provider, **{field: value})
     if problem == 'not used':

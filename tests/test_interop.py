@@ -746,3 +746,30 @@ def test_bad_saved_count_named(tmp_path, bad, problem):
     d = json.loads((tmp_path/'c.json').read_text()); d['context'] = bad
     (tmp_path/'c.json').write_text(json.dumps(d))
     with pytest.raises(SavedChatError, match=problem): Chat.load(tmp_path/'c.json')
+
+@pytest.mark.parametrize('k,v', [('retries', 20), ('cache_idxs', [0, -1, -2, -3, -4]), ('markup', 1.5), ('markup', 150), ('max_tokens', 2**31),
+                                 ('page_results', 0), ('stall', 10**10), ('search', 'low')])
+def test_saved_settings_load_back(tmp_path, k, v):
+    "Every setting a `Chat` takes and `save_chat` writes loads back: the user's own file is never refused"
+    p = save_chat(Chat('anthropic/claude-sonnet-4-5', hist=['hi', 'hello'], **{k: v}), tmp_path/'c.json')
+    assert getattr(load_chat(p), k) == v
+
+def test_search_that_is_no_size_refused():
+    "search='x' (or 'max') is no search context size: refused when the chat is made or the call asks, not sent as litellm's cryptic KeyError"
+    for s in ('x', 'max', 'huge'):
+        with pytest.raises(ValueError, match=r"give True, False, or 'l', 'm', 'h'"): Chat('openai/gpt-4o-mini', search=s)
+    c = Chat('openai/gpt-4o-mini', completefunc=lambda **kw: pytest.fail('sent'))
+    with pytest.raises(ValueError, match='search='): c('hi', search='x')
+    assert c.hist == []
+
+def test_load_chat_file_forms(tmp_path):
+    "A byte-order mark (an editor's re-save) loads; `model=` continues on another model; a directory, a device or a list for `search` get a clear SavedChatError"
+    p = save_chat(Chat('anthropic/claude-sonnet-4-5', hist=['hi', 'hello']), tmp_path/'c.json')
+    bom = tmp_path/'bom.json'; bom.write_bytes(b'\xef\xbb\xbf' + p.read_bytes())
+    assert load_chat(bom).hist[-1]['content'] == 'hello'
+    assert load_chat(p, model='openai/gpt-4o-mini').model == 'openai/gpt-4o-mini'
+    for bad in (tmp_path, Path('/dev/zero')):
+        with pytest.raises(SavedChatError, match='not a regular file'): load_chat(bad)
+    d = json.loads(p.read_text()); d['settings']['search'] = ['l']; p.write_text(json.dumps(d))
+    with pytest.raises(SavedChatError) as e: load_chat(p)
+    assert e.value.field == 'settings.search'
