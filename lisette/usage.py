@@ -290,12 +290,17 @@ def _db_error(p, e:sqlite3.Error)->UsageLogError:
     if 'not a database' in msg: return UsageLogError(f"{p} is not a SQLite database ({err}): {_use_instead}.")
     if 'malformed' in msg or 'corrupt' in msg:
         return UsageLogError(f"{p} is damaged ({err}): restore it from a backup, or salvage its rows with `sqlite3 {p} .recover`; meanwhile log to a new file.")
+    if 'unable to open' in msg and not p.startswith('file:') and not Path(p).parent.is_dir():
+        return UsageLogError(f"{p} cannot be created: its directory {Path(p).parent} does not exist ({err}). Create it, or log elsewhere.")
     return UsageLogError(f"{p} cannot be used ({err}): check that it is a SQLite database lisette may open, which no other program keeps locked.")
 
 # %% ../nbs/03_usage.ipynb #397c8cd1
 def _migrate(c:sqlite3.Connection, p):
     "Create lisette's `usage` table in empty database `p`, or add the columns an older schema version lacks"
-    if _lisette_version(c, p)==SCHEMA_VERSION: return
+    c.execute('BEGIN')  # its reads in one snapshot: a table another process creates meanwhile is seen whole, or not at all
+    try: v = _lisette_version(c, p)
+    finally: c.execute('COMMIT')
+    if v==SCHEMA_VERSION: return
     c.execute('BEGIN IMMEDIATE')
     try:
         v = _lisette_version(c, p)  # again: another process may have changed it before we held the lock
@@ -314,7 +319,7 @@ def _migrate(c:sqlite3.Connection, p):
         c.execute('ROLLBACK'); raise
 
 # %% ../nbs/03_usage.ipynb #8008529a
-def _ts(t): return t.timestamp() if isinstance(t, datetime) else float(t or 0) or time.time()
+def _ts(t): return t.timestamp() if isinstance(t, datetime) else time.time() if t is None else float(t)
 
 def _usage_row(response_obj, kwargs:dict, start_time=None, end_time=None, search_fee:float=0.01):
     "(`usage_row`, {field: value} of the impossible counts and cost it records as 0)"
@@ -372,7 +377,8 @@ class LisetteUsageLogger(CustomLogger):
 @patch
 def _connect(self:LisetteUsageLogger):
     p = str(self.db_path)
-    c = sqlite3.connect(p, timeout=self.busy_timeout, check_same_thread=False, isolation_level=None, uri=p.startswith('file:'))
+    try: c = sqlite3.connect(p, timeout=self.busy_timeout, check_same_thread=False, isolation_level=None, uri=p.startswith('file:'))
+    except sqlite3.Error as e: raise _db_error(p, e) from e  # (e.g. its directory does not exist)
     try:
         c.execute(f'PRAGMA busy_timeout={int(self.busy_timeout*1000)}')
         _migrate(c, p)  # before WAL mode, which would change the file: a database that is not lisette's stays as it was

@@ -439,6 +439,31 @@ def test_usage_by_day(filled):
     assert [(r['day'], r['calls'], r['cost']) for r in t] == [('2026-01-01', 2, 2.5), ('2026-01-02', 2, 1.25)]
     assert [r['day'] for r in usage_by_day(filled, since=1_767_312_000)] == ['2026-01-02']
 
+def test_since_zero_is_the_epoch(filled):
+    "since=0 is 1970, every call: it meant 'from now on' (no rows)"
+    assert [r['calls'] for r in usage_by_model(filled, since=0)] == [r['calls'] for r in usage_by_model(filled)]
+    assert len(costliest_calls(filled, since=0)) == 4
+
+def test_table_created_by_another_process_meanwhile(tmp_path):
+    "Another process creates the usage table while this one reads the schema: its reads are one snapshot, not 'not a lisette usage database'"
+    import lisette.usage as U
+    db = str(tmp_path/'race.db')
+    class Conn:
+        def __init__(self, c): self.c, self.t = c, None
+        def execute(self, sql, *a):
+            if 'sqlite_master' in sql and self.t is None:  # the other process, between the reads of the schema
+                self.t = threading.Thread(target=lambda: LisetteUsageLogger(db).close()); self.t.start(); time.sleep(0.3)
+            return self.c.execute(sql, *a)
+    w = Conn(sqlite3.connect(db, isolation_level=None, timeout=5, check_same_thread=False))
+    U._migrate(w, db)
+    w.t.join()
+    assert U._lisette_version(w.c, db) == SCHEMA_VERSION
+
+def test_missing_directory_said(tmp_path, caplog):
+    "A log in a directory that does not exist: the error says so (it said to check the file is no other program's locked database)"
+    with caplog.at_level(logging.ERROR, logger='lisette.usage'): lg = LisetteUsageLogger(tmp_path/'nope'/'u.db')
+    assert lg.errors == 1 and f"its directory {tmp_path/'nope'} does not exist" in caplog.text
+
 def test_totals_warn_about_text_where_numbers_belong(filled):
     "A shared or edited log with a cost or count that is not a number: SQLite adds it as 0, so the totals say so (and are right without it)"
     import warnings
