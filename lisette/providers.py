@@ -1258,6 +1258,16 @@ def _gemini_tool_texts(kw):
 
 _adapters.append(_gemini_tool_texts)
 
+# %% ../nbs/04_providers.ipynb #9e453b84
+def _empty_beside_calls(m): return _get(m, 'role')=='assistant' and _get(m, 'content')=='' and bool(_get(m, 'tool_calls'))
+
+def _gemini_empty_texts(kw):
+    msgs = kw.get('messages') or []
+    if not any(map(_empty_beside_calls, msgs)) or not _for_gemini(kw): return kw
+    return kw | dict(messages=[_msg_copy(m) | {'content': None} if _empty_beside_calls(m) else m for m in msgs])
+
+_adapters.append(_gemini_empty_texts)
+
 # %% ../nbs/04_providers.ipynb #5e250993
 import copy, inspect
 from .usage import search_count

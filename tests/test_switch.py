@@ -342,3 +342,15 @@ def test_compaction_pause_left_out_for_another_provider(fake_provider, m, base):
            [f"message 1: the pause after Anthropic compacted the context left out: it holds only the compaction ({ {'gemini': 'Gemini', 'responses': 'OpenAI Responses'}.get(fp.requests[-1].proto, 'OpenAI Chat Completions') } is sent the whole history before it)"]
     assert 'Summary of the session' not in json.dumps(fp.requests[-1].body)
     assert 'compaction_blocks' in str(chat.hist[1])  # the history keeps it, for Claude
+
+def test_empty_text_beside_calls_to_gemini(fake_provider):
+    "An OpenAI-compatible reply with `content: ''` beside its tool call, continued on Gemini: sent as no text (Gemini refuses an empty text part on every later request)"
+    fp = fake_provider
+    fp.queue(Reply(raw=json.dumps({'id': 'c1', 'object': 'chat.completion', 'created': 1, 'model': 'gpt-4.1', 'choices': [{'index': 0, 'finish_reason': 'tool_calls',
+              'message': {'role': 'assistant', 'content': '', 'tool_calls': [{'id': 'call_1', 'type': 'function', 'function': {'name': 'lookup', 'arguments': '{"key": "a"}'}}]}}],
+              'usage': {'prompt_tokens': 5, 'completion_tokens': 5, 'total_tokens': 10}}).encode()), 'Found.', 'On Gemini.')
+    chat = Chat('openai/gpt-4.1', tools=[lookup], api_base=fp.openai_base, api_key='k')
+    chat('Find a')
+    chat.model, chat.api_base = 'gemini/gemini-2.5-flash', fp.gemini_base
+    assert contents(chat('And now?')).content == 'On Gemini.'
+    assert [list(p) for p in fp.last['contents'][1]['parts']] == [['function_call']]
