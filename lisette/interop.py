@@ -13,7 +13,7 @@ from pathlib import Path
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_types, _nonblank, _audio_problem
+from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_types, _nonblank, _audio_problem, max_cache_ckpts
 from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
 from .tools import _provider_ran, _tc_id, _tc_name
 from .providers import paused_msg
@@ -575,16 +575,18 @@ def _hist_of(d, src):
         hist.append(m)
     return hist, fix_surrogates(hist)
 
-def _whole_hist(hist, src, repair):
+def _whole_hist(hist, src, repair, cache=True):
     "(history, repairs, bound): `hist` checked as a whole, as `Chat(hist=...)` checks it; with `repair`, repaired instead of refused"
     if (b := _plain_bytes(hist, pending_ok=True)) is not None: return hist, [], b  # valid as it is (most files), bounded on the way
-    try:  # any number of cache checkpoints: the next turn moves them, as they are recorded in `_ckpts`
-        try: check_hist(hist, pending_ok=True, max_ckpts=math.inf); repairs = []
+    mx = math.inf if cache else max_cache_ckpts  # any number of cache checkpoints when the next turn moves them (they are recorded in `_ckpts`); else as they go
+    try:
+        try: check_hist(hist, pending_ok=True, max_ckpts=mx); repairs = []
         except HistoryError as e:
             if not repair: raise
-            hist, repairs = repair_hist(hist, pending_ok=True, max_ckpts=math.inf)
+            hist, repairs = repair_hist(hist, pending_ok=True, max_ckpts=mx)
     except HistoryError as e:
-        raise SavedChatError(src, f"hist[{e.index}]", str(e) + ("" if repair else "; or load it with repair=True")) from None
+        how = "; or load it with repair=True" + (" or cache=True (the chat then moves its cache checkpoints)" if 'cache checkpoint' in str(e) else "")
+        raise SavedChatError(src, f"hist[{e.index}]", str(e) + ("" if repair else how)) from None
     return hist, repairs, _msgs_bound(hist)
 
 def _saved_context(d, src):
@@ -617,7 +619,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     chat.sp = kw.get('sp', sp)  # as saved: Chat(tc_refs=True) would add the references prompt a second time
     for k in ('sp', 'tool_reminder'):  # the file's text, like its history's, without lone surrogates
         if k not in kw and isinstance(v := getattr(chat, k), str) and _has_surrogate(v): setattr(chat, k, _fix_str(v)); fixed += 1
-    hist, repairs, b = _whole_hist(hist, src, chat.repair)
+    hist, repairs, b = _whole_hist(hist, src, chat.repair, chat.cache)
     chat._hist, chat._ckpts = hist, [(m, i) for i,m in enumerate(hist) if _has_cache(m)]  # as saved, cache checkpoints included
     chat._hist_bound, chat._checked = (len(hist), b), len(hist)  # read and checked now, with the rest of the file: the first turn need not again
     # the provider's count of the saved request, so the first turn need not count a long history again; only for the

@@ -737,3 +737,20 @@ def test_streams_closed_however_the_turn_ends(proto, open_streams):
         asyncio.run(main())
         assert open_streams() == (2, 0)
     finally: gc.enable()
+
+def test_saved_history_with_too_many_checkpoints(fake_provider, tmp_path):
+    "A file whose history has 6 cache checkpoints: with cache=True the chat moves them (4 sent); without, it is refused at load, saying how to load it (Anthropic would refuse every turn)"
+    fp = fake_provider
+    cc, hist = {'type': 'ephemeral'}, []
+    for i in range(6): hist += [{'role': 'user', 'content': [{'type': 'text', 'text': f'q{i}', 'cache_control': cc}]}, {'role': 'assistant', 'content': f'a{i}'}]
+    p = tmp_path/'c.json'
+    p.write_text(json.dumps({'format': 'lisette.chat', 'version': 1, 'model': 'anthropic/claude-sonnet-4-5', 'sp': '', 'hist': hist,
+                             'tc_res': None, 'use': {}, 'last_use': {}, 'settings': {}}))
+    with pytest.raises(SavedChatError, match='cache=True'): load_chat(p, api_base=fp.anthropic_base, api_key='k')
+    fp.queue('ok', 'ok')
+    c = load_chat(p, api_base=fp.anthropic_base, api_key='k', cache=True)
+    c('next')
+    assert json.dumps(fp.last).count('cache_control') <= 4
+    c = load_chat(p, api_base=fp.anthropic_base, api_key='k', repair=True)
+    c('next')
+    assert json.dumps(fp.last).count('cache_control') <= 4 and any(a.kind=='history' for a in c.adjustments)
