@@ -37,7 +37,8 @@ def reasoning_origin(m)->str|None:
         gemini = _gemini_signed(m)
         return 'anthropic' if any(_get(b, 'type')=='redacted_thinking' or _get(b, 'signature') not in gemini for b in tbs) else 'gemini'
     if _get(m, 'reasoning_items'): return 'responses'
-    return 'text' if _get(m, 'reasoning_content') else None
+    if not _get(m, 'reasoning_content'): return None
+    return 'gemini' if len(_gemini_signed(m))>1 else 'text'
 
 # %% ../nbs/06e_switch.ipynb #ccbefb05
 _an_id = re.compile(r'^[a-zA-Z0-9_-]+$')
@@ -83,6 +84,16 @@ def _search_parts(m, kind):
     "Does assistant message `m` carry Anthropic search calls, results or citations that provider `kind` cannot take?"
     psf = _get(m, 'provider_specific_fields')
     return kind!='anthropic' and isinstance(psf, dict) and bool(psf.get('web_search_results') or psf.get('citations') or psf.get('server_tool_calls'))
+
+def _gemini_fields(m, kind):
+    "The Gemini fields of assistant message `m` (its thought signatures, its server-side searches) that provider `kind` cannot read"
+    psf = _get(m, 'provider_specific_fields')
+    return [k for k in ('thought_signatures', 'server_side_tool_invocations') if psf.get(k)] if kind!='gemini' and isinstance(psf, dict) and \
+           (psf.get('thought_signatures') or psf.get('server_side_tool_invocations')) else []
+
+def _made_images(m, kind):
+    "The images in assistant message `m` (Gemini's image output, litellm's `images`) that provider `kind` takes no part of"
+    return _get(m, 'images') or [] if kind!='gemini' else []
 
 def _compaction(m, kind):
     "Does assistant message `m` carry Anthropic's compaction of the context, which provider `kind` does not read?"
@@ -160,7 +171,7 @@ def _plain_needs_fit(calls, kind):
 
 def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
-    if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind) or _compaction(m, kind): return True
+    if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind) or _compaction(m, kind) or _gemini_fields(m, kind) or _made_images(m, kind): return True
     if _get(m, 'audio') is not None: return True  # (sent as a reference, or as its transcript)
     if not refusals and (_refusals(m) or _get(m, 'refusal') is not None): return True
     if not echo and _refusal_echo(m): return True
@@ -204,6 +215,12 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
         for k in _reasoning_keys: set_(k, None)
         if kind=='deepseek' and rc: set_('reasoning_content', rc); notes.append((i, f"thinking from {_names[origin]} sent as reasoning_content text"))
         else: notes.append((i, f"thinking from {_names[origin]} left out ({_names.get(kind, kind)} cannot verify it)"))
+    if ks := _gemini_fields(m, kind):  # (a signature only Gemini reads, a kilobyte or more)
+        set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k not in ks} or None)
+        if 'server_side_tool_invocations' in ks: notes.append((i, f"Gemini's server-side tool calls (its searches) left out (kept in the history)"))
+    if ims := _made_images(m, kind):
+        set_('images', None)
+        notes.append((i, f"{len(ims)} image{'s'*(len(ims)>1)} the model made left out ({model if kind=='openai' else _names.get(kind, kind)} takes no images in a reply; kept in the history)"))
     if _compaction(m, kind):
         set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k!='compaction_blocks'} or None)
         notes.append((i, f"Anthropic's compaction of the context left out ({_names.get(kind, kind)} is sent the whole history before it)"))
@@ -233,6 +250,7 @@ def _as_plain(m):
     "`Message` `m` as a dict, without provider fields that are all None (litellm 1.106 would send a dict's as they are)"
     d = dict(_plain(m))
     if not any(v is not None for v in (d.get('provider_specific_fields') or {}).values()): d.pop('provider_specific_fields', None)
+    if d.get('thinking_blocks')==[]: del d['thinking_blocks']  # (nothing in it)
     return d
 
 def _memo(memo, key, n):
@@ -278,7 +296,7 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         i, role = j-nsys, _get(m, 'role')
         if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals, echo): continue  # no copy
         # (a Message's `audio` takes no bare reference; its `refusal` field is left out by removing it from a dict)
-        res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and (_get(m, 'audio') is not None or _get(m, 'refusal') is not None or not echo and _refusal_echo(m)) else m)
+        res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and (_get(m, 'audio') is not None or _get(m, 'refusal') is not None or _get(m, 'images') or not echo and _refusal_echo(m)) else m)
         copied = True
         if kind!='anthropic' and _compacted_only(m, role, _get(m, 'content')) and not _get(m, 'tool_calls'):  # (nothing but the compaction: an empty message would be sent)
             res[j] = None; notes.append((i, f"the pause after Anthropic compacted the context left out: it holds only the compaction ({_names.get(kind, kind)} is sent the whole history before it)")); continue

@@ -354,3 +354,33 @@ def test_empty_text_beside_calls_to_gemini(fake_provider):
     chat.model, chat.api_base = 'gemini/gemini-2.5-flash', fp.gemini_base
     assert contents(chat('And now?')).content == 'On Gemini.'
     assert [list(p) for p in fp.last['contents'][1]['parts']] == [['function_call']]
+
+@pytest.mark.parametrize('m,base', [LEGS[0], LEGS[3]])
+def test_streamed_gemini_thinking_reported_on_a_switch(fake_provider, m, base):
+    "A streamed Gemini reply keeps its thought summary as reasoning_content only (no thinking blocks): moved to another provider, it is left out and said so, as the same reply not streamed"
+    fp = fake_provider
+    fp.queue(Reply('Cross at the lights.', thinking='Think about safety.'), 'ok')
+    chat = Chat('gemini/gemini-3-flash-preview', api_base=fp.gemini_base, api_key='k')
+    list(chat('How do I cross the street?', think='l', stream=True))
+    assert chat.hist[1].reasoning_content and not getattr(chat.hist[1], 'thinking_blocks', None)
+    chat.model, chat.api_base = m, getattr(fp, base)
+    chat('And a river?')
+    assert any(d.startswith('message 1: thinking from Gemini left out') for k,d in chat.adjustments if k=='switch'), chat.adjustments
+    assert 'Think about safety' not in json.dumps(fp.last) and 'thought_signatures' not in json.dumps(fp.last)
+
+def test_image_a_model_made_reported_on_a_switch(fake_provider):
+    "An image Gemini made (litellm's `images`) is left out for a provider that takes none in a reply, and said so; it was sent to OpenAI as an unknown field, or dropped for Claude without a word"
+    import litellm
+    fp = fake_provider
+    img = [{'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,iVBORw0KGgo='}, 'index': 0}]
+    hist = [{'role': 'user', 'content': 'Draw an axolotl'}, litellm.Message(role='assistant', content='Here it is.', images=img)]
+    for m, base in (LEGS[0], LEGS[3]):
+        fp.queue('ok')
+        chat = Chat(m, hist=list(hist), api_base=getattr(fp, base), api_key='k')
+        chat('What color is it?')
+        assert [d for k,d in chat.adjustments if k=='switch'] == [f"message 1: 1 image the model made left out ({'Anthropic' if 'claude' in m else m} takes no images in a reply; kept in the history)"]
+        assert 'iVBORw0KGgo' not in json.dumps(fp.last)
+    fp.queue('ok')
+    chat = Chat('gemini/gemini-2.5-flash-image', hist=list(hist), api_base=fp.gemini_base, api_key='k')
+    chat('And now?')
+    assert 'iVBORw0KGgo' in json.dumps(fp.last) and not [a for a in chat.adjustments if a.kind=='switch']
