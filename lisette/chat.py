@@ -412,6 +412,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
 
 # %% ../nbs/06_chat.ipynb #a945fd66
 def _temp_dropped(why, t): return f"temp={t} not sent: {why}"
+def _thinks(kw): return 'thinking' in kw or 'reasoning_effort' in kw
 
 @patch
 def _fit_at(self:Chat, msgs):
@@ -462,6 +463,9 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         res = adapt_request(kw | {'model': self._target}) | {'model': kw['model']}
     else: res = adapt_request(kw)
     if 'temperature' in kw and 'temperature' not in res: self._adjust(None, 'temperature', _temp_dropped(f"{m} takes none here", kw['temperature']))
+    if _thinks(kw) and not _thinks(res):
+        self._adjust(None, 'think', f"thinking left out of this request: the tool calls it answers came without {m}'s thinking (another model's, or asked "
+                                    "without thinking), and Anthropic wants a tool loop to think from its start; the next turn thinks")
     if 'container' in res and 'container' not in kw: self._adjust(None, 'container', f"container {res['container']!r} of an earlier reply sent, so its code execution goes on (its files, its pending calls)")
     res, gone = without_refused(res)
     for f,why in gone.items(): self._adjust(None, 'refused', f"`{f}` left out of the assistant messages sent, as {m}'s server refused it ({why!r}); the history keeps it")
@@ -1053,8 +1057,13 @@ def _check_stream(r, resp):
 
 def _broke_why(e):
     "Why litellm's mid-stream error `e` says the stream broke (its own 'no finish reason' said as `_check_stream` says it)"
-    why = str(stream_error(e)).strip().split('\n')[0][:200]
+    why = str(stream_error(e)).strip().split('\n')[0][:300]  # (long enough for a rate limit's "Please try again in 11.054s")
     return 'no finish reason' if 'before a finish_reason' in why else why
+
+def _nothing_in(res):
+    "Does response `res`, built from a stream's chunks (None: none came), hold nothing of an answer?"
+    m = contents(res) if res is not None else None
+    return m is None or not (m.content or m.tool_calls or getattr(m, 'reasoning_content', None) or getattr(m, 'thinking_blocks', None))
 
 def _stream_failure(e, seen, r, chunks=()):
     "The error to raise for failure `e` of stream `r` (`chunks`: what arrived), marked `lisette_midstream` when the provider had answered (never re-sent)"
@@ -1063,6 +1072,11 @@ def _stream_failure(e, seen, r, chunks=()):
         # (from 1.110 litellm raises this itself for events that end before a finish reason, which `_check_stream` found before)
         try: got = _build(chunks) if chunks else None
         except Exception: got = None
+        if isinstance(pe := stream_error(e), (litellm.RateLimitError, litellm.BadRequestError)) and _nothing_in(got) and not _unread_why(r, e):
+            # the provider refused the request in a 2xx stream before any answer (a Responses `response.failed` rate limit, a flagged
+            # prompt's `error` event): raised as itself, as a reply that is not streamed raises it; a rate limit is retried
+            pe.lisette_midstream = not isinstance(pe, litellm.RateLimitError)
+            return pe
         if repeat_guard(e):  # litellm's own guard, not the provider: say so, and how to let such a text through
             err = _incomplete(r, got, head="litellm stopped reading the stream before the provider finished its answer",
                               why=f"the same chunk came {litellm.REPEATED_STREAMING_CHUNK_LIMIT} times in a row, which litellm takes for a model "

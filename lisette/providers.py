@@ -1196,6 +1196,25 @@ def _anthropic_container(kw):
 
 _adapters.append(_anthropic_container)
 
+# %% ../nbs/04_providers.ipynb #1dddecb2
+def _thinking_on(kw):
+    t = kw.get('thinking')
+    return t.get('type') in ('enabled', 'adaptive') if isinstance(t, dict) else bool(kw.get('reasoning_effort'))
+
+def _loop_unthought(msgs):
+    "Do `msgs` end with the results of tool calls that came without Claude's (signed) thinking before them?"
+    j = len(msgs)-1
+    while j>=0 and _get(msgs[j], 'role')=='tool': j -= 1
+    if j<0 or j==len(msgs)-1 or _get(msgs[j], 'role')!='assistant' or not _get(msgs[j], 'tool_calls'): return False
+    return not any(_get(b, 'signature') or _get(b, 'type')=='redacted_thinking' for b in _get(msgs[j], 'thinking_blocks') or ())
+
+def _anthropic_thinking_mid_loop(kw):
+    m = kw['model']
+    if not (m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m)) or not _thinking_on(kw) or not _loop_unthought(kw.get('messages') or []): return kw
+    return {k:v for k,v in kw.items() if k not in ('thinking', 'reasoning_effort')}
+
+_adapters.append(_anthropic_thinking_mid_loop)
+
 # %% ../nbs/04_providers.ipynb #55da47c4
 import warnings
 from pydantic import BaseModel

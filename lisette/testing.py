@@ -493,7 +493,7 @@ def _check_anthropic(body, turns, fp):
         a = max((i for i,t in enumerate(turns) if t['role']=='assistant'), default=None)
         if a is not None and turns[a]['calls'] and a<len(turns)-1 and all(t['results'] and not t['text'] for t in turns[a+1:]):
             first = (turns[a]['blocks'] or [{}])[0].get('type')
-            if first not in ('thinking', 'redacted_thinking') and any(c in fp._thought_calls for c,_ in turns[a]['calls']):
+            if first not in ('thinking', 'redacted_thinking'):  # (whoever made the calls: a whole assistant turn runs in one thinking mode)
                 return (f"messages.{a-(1 if turns[0]['role']=='system' else 0)}.content.0.type: Expected `thinking` or `redacted_thinking`, "
                         f"but found `{first}`. When `thinking` is enabled, a final `assistant` message must start with a thinking block.")
 

@@ -754,3 +754,30 @@ def test_saved_history_with_too_many_checkpoints(fake_provider, tmp_path):
     c = load_chat(p, api_base=fp.anthropic_base, api_key='k', repair=True)
     c('next')
     assert json.dumps(fp.last).count('cache_control') <= 4 and any(a.kind=='history' for a in c.adjustments)
+
+# the provider's own refusal in a 2xx stream, before any answer (Responses: `response.failed`, an `error` event; payloads as openai/codex's tests record them)
+_rs_failed = {"type": "response.failed", "sequence_number": 3, "response": {"id": "resp_1", "object": "response", "created_at": 1755041560, "status": "failed",
+              "error": {"code": "rate_limit_exceeded", "message": "Rate limit reached for gpt-5.1 in organization org-AAA on tokens per min (TPM): Limit 30000, "
+                        "Used 22999, Requested 12528. Please try again in 0.01s. Visit https://platform.openai.com/account/rate-limits to learn more."}, "usage": None, "metadata": {}}}
+_rs_flagged = {"type": "error", "sequence_number": 2, "error": {"code": "invalid_prompt", "param": None, "type": "invalid_request_error",
+               "message": "Invalid prompt: your prompt was flagged as potentially violating our usage policy. Please try again with a different prompt."}}
+
+@pytest.mark.parametrize('aio', [False, True])
+@pytest.mark.parametrize('ev', ['failed', 'flagged'])
+def test_provider_refusal_in_a_stream_before_any_answer(fake_provider, ev, aio):
+    """A rate limit sent as `response.failed` before any answer is retried like a 429 (nothing was generated); a flagged
+    prompt's `error` event raises the provider's ContentPolicyViolationError, as the same reply not streamed does. Both
+    were an IncompleteStreamError saying the provider may have billed it"""
+    fp = fake_provider
+    head = _events('responses', Reply('x'))[:2]  # response.created, response.in_progress
+    d = {'failed': _rs_failed, 'flagged': _rs_flagged}[ev]
+    fp.queue(Reply(raw=b''.join(head) + f"event: {d['type']}\ndata: {json.dumps(d)}\n\n".encode(), headers={'content-type': 'text/event-stream'}), 'Paris.')
+    chat = (AsyncChat if aio else Chat)('openai/responses/gpt-5', api_base=fp.responses_base, api_key='k', retries=2)
+    async def arun(): return [o async for o in await chat("Capital of France?", stream=True)]
+    run = lambda: asyncio.run(arun()) if aio else _stream(chat, "Capital of France?")
+    if ev=='failed':
+        run()
+        assert chat.hist[-1].content == 'Paris.' and len(fp.requests) == 2
+    else:
+        with pytest.raises(litellm.ContentPolicyViolationError, match='flagged'): run()
+        assert chat.hist == [] and len(fp.requests) == 1

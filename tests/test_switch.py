@@ -384,3 +384,22 @@ def test_image_a_model_made_reported_on_a_switch(fake_provider):
     chat = Chat('gemini/gemini-2.5-flash-image', hist=list(hist), api_base=fp.gemini_base, api_key='k')
     chat('And now?')
     assert 'iVBORw0KGgo' in json.dumps(fp.last) and not [a for a in chat.adjustments if a.kind=='switch']
+
+def test_loop_begun_without_thinking_continued_on_claude_with_thinking(fake_provider):
+    """A tool loop Gemini began, stopped after its round, continued on Claude with think=: Anthropic refuses thinking
+    when the calls it answers came without its thinking (a turn runs in one thinking mode). Thinking is left out of
+    that request, and said so; the next turn thinks"""
+    fp = fake_provider
+    holder = {}
+    def topic() -> str:
+        "A topic"
+        holder['c'].stop(now=True); return 'cats'
+    fp.queue(Reply(tool_calls=[('topic', {})]))
+    c = holder['c'] = Chat('gemini/gemini-3-flash-preview', tools=[topic], api_base=fp.gemini_base, api_key='k')
+    c('Make a topic')
+    c.model, c.api_base = 'anthropic/claude-sonnet-4-5', fp.anthropic_base
+    fp.queue(Reply('Cats it is.'), Reply('Dogs next.', thinking='hmm'))
+    assert contents(c(think='l')).content == 'Cats it is.' and 'thinking' not in fp.last
+    assert any(a.kind=='think' and a.detail.startswith('thinking left out of this request') for a in c.adjustments)
+    c('Another?', think='l')
+    assert fp.last['thinking']['type'] == 'enabled'
