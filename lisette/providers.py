@@ -1393,7 +1393,7 @@ _on_first_request.append(_keep_responses_stream_citations)  # (as the search cou
 # %% ../nbs/04_providers.ipynb #397246ac
 import itertools
 _followers_key = 'lisette_followed_by'
-_unsent_kinds = ('web_search_call',)  # output items litellm does not send back (other hosted tools' calls are not sent to it by lisette)
+_unsent_kinds = ('web_search_call', 'file_search_call', 'code_interpreter_call', 'image_generation_call', 'mcp_list_tools', 'mcp_call')  # output items litellm does not send back
 
 def _no_nones(o):
     "`o` without its None values, nested (as the provider sent it: litellm's models of an item add every field they know)"

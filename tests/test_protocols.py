@@ -451,6 +451,30 @@ def test_responses_search_calls_follow_their_reasoning_back(fake_provider, tmp_p
     c2('And after?', think='l', search='l')
     assert [it.get('type') for it in fp.last['input']][1:3] == ['reasoning', 'web_search_call']
 
+def test_responses_hosted_tool_calls_follow_their_reasoning_back(fake_provider, tmp_path):
+    """A hosted tool given in callkw (code interpreter; shape of pydantic-ai's recorded gpt-5 reply): the reply is
+    `reasoning, code_interpreter_call, reasoning, message`; the next request holds each call right after its reasoning
+    item, which OpenAI requires (litellm sent `reasoning, reasoning, message`)"""
+    fp = fake_provider
+    ci = {'id': 'ci_1', 'type': 'code_interpreter_call', 'status': 'completed', 'code': 'print(2**10)', 'container_id': 'cntr_1', 'outputs': None}
+    out = [{'id': 'rs_1', 'type': 'reasoning', 'summary': [], 'encrypted_content': 'enc1'}, ci,
+           {'id': 'rs_2', 'type': 'reasoning', 'summary': [], 'encrypted_content': 'enc2'},
+           {'id': 'msg_1', 'type': 'message', 'status': 'completed', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': '1024', 'annotations': []}]}]
+    resp = {'id': 'resp_1', 'object': 'response', 'created_at': 1, 'status': 'completed', 'model': 'gpt-5', 'output': out,
+            'usage': {'input_tokens': 10, 'output_tokens': 5, 'total_tokens': 15}}
+    fp.queue(Reply(raw=json.dumps(resp).encode()), 'ok', 'ok')
+    chat = Chat('openai/responses/gpt-5', api_base=fp.responses_base, api_key='k', callkw={'tools': [{'type': 'code_interpreter', 'container': {'type': 'auto'}}]})
+    chat('2**10?', think='l')
+    chat('And 2**11?', think='l')
+    kinds = [(it.get('type'), it.get('id')) for it in fp.last['input']]
+    from lisette.providers import _litellm_version
+    if _litellm_version < (1, 110):  # (litellm 1.106 sends back the last reasoning item only: followed by the message, as it was)
+        assert kinds[1:3] == [('reasoning', 'rs_2'), ('message', None)], kinds; return
+    assert kinds[1:5] == [('reasoning', 'rs_1'), ('code_interpreter_call', 'ci_1'), ('reasoning', 'rs_2'), ('message', None)], kinds
+    c2 = Chat.load(chat.save(tmp_path/'c.json'), api_base=fp.responses_base, api_key='k', callkw=chat.callkw)
+    c2('Again?', think='l')
+    assert [it.get('type') for it in fp.last['input']][1:3] == ['reasoning', 'code_interpreter_call']
+
 @pytest.mark.parametrize('stream', [False, True])
 @pytest.mark.parametrize('model', ['gpt-4o-mini', 'mistralai/mistral-small-3.2-24b-instruct'])
 def test_reported_cost_is_the_cost(fake_provider, stream, model):
