@@ -561,6 +561,8 @@ def _psf_problem(m):
     if not isinstance(psf, dict): return f"is a {type(psf).__name__}, not an object"
     for k in ('server_tool_calls', 'web_search_results', 'citations', 'thought_signatures', 'server_side_tool_invocations'):
         if psf.get(k) is not None and not isinstance(psf[k], list): return f"{k} is a {type(psf[k]).__name__}, not a list"
+    if any(not isinstance(s, str) for s in psf.get('thought_signatures') or ()): return "thought_signatures holds something that is not a string (a signature)"
+    if not isinstance(own := psf.get('lisette_provider_calls', []), list) or any(not isinstance(x, str) for x in own): return "lisette_provider_calls is not a list of call ids"
 
 def _hist_of(d, src):
     "The decoded, checked history of state `d`, lone surrogates repaired"

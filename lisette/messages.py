@@ -374,13 +374,21 @@ def _part_problem(j, p, role=None):
     if p['type']=='refusal' and not isinstance(p.get('refusal'), str): return f'content[{j}].refusal', "must be a str (the refusal's text)"
     if p['type']=='text' and not isinstance(p.get('text'), str): return f'content[{j}].text', "must be a str"
     if p['type']=='file' and not isinstance(p.get('file'), dict): return f'content[{j}].file', "must be a dict (with 'file_data' or 'file_id')"
-    if p['type']=='image_url' and not _image_url(p.get('image_url')):
-        return f'content[{j}].image_url', "must be the image's URL (a data: or http(s) URL), or a dict with it under 'url'"
+    if p['type']=='image_url' and (pr := _image_problem(p.get('image_url'))): return f'content[{j}].image_url', pr
 
-def _image_url(u):
-    "Is `u` what an `image_url` part holds: a nonblank URL, or a dict with one under 'url'?"
+_image_mimes = ('image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/heic', 'image/heif')  # what some provider takes (Anthropic and OpenAI the first four)
+
+def _image_problem(u):
+    "What is wrong with `u` as an `image_url` part holds it (a URL, or a dict with one under 'url'), or None"
     if isinstance(u, dict): u = u.get('url')
-    return isinstance(u, str) and bool(u.strip())
+    if not (isinstance(u, str) and u.strip()): return "must be the image's URL (a data: or http(s) URL), or a dict with it under 'url'"
+    if not u.startswith('data:'): return None if '://' in u[:16] else f"is {u[:30]!r}, not a URL: give a data: or http(s) URL"
+    head, _, data = u.partition(',')
+    if (mime := head[5:].split(';')[0].lower()) not in _image_mimes:
+        return f"is a data URL of {mime or 'no type'}, which no provider takes as an image (they take {', '.join(_image_mimes)})"
+    if not head.lower().endswith(';base64'): return "is a data URL without ';base64': give the image base64-encoded"
+    try: base64.b64decode(data, validate=True)
+    except ValueError: return "is a data URL whose data is not base64"
 
 def check_msg(m, i=None, need_ids=True):
     "Raise `MessageFormatError` naming message `i` and the field if `m` is not a valid litellm message; return `m`"

@@ -520,7 +520,10 @@ def test_every_saved_setting_has_a_check():
     (lambda d: d.update(settings=[1]), 'settings', 'expected an object'), (lambda d: d.update(tc_res=[1]), 'tc_res', 'expected an object'),
     (lambda d: d.update(version='1'), 'version', 'format version'),
     (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'video_blob', 'data': 'x'}]}), 'hist[2]', "message 2: 'content[0].type' is 'video_blob'"),
-    (lambda d: d['hist'].append({'role': 'function', 'name': 'f', 'content': '42'}), 'hist[2]', "message 2: 'role' is 'function', OpenAI's legacy")])
+    (lambda d: d['hist'].append({'role': 'function', 'name': 'f', 'content': '42'}), 'hist[2]', "message 2: 'role' is 'function', OpenAI's legacy"),
+    (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': 'x'}}]}), 'hist[2]', "'content[0].image_url' is 'x', not a URL"),
+    (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,%%%'}}]}), 'hist[2]', "not base64"),
+    (lambda d: d['hist'].append({'role': 'assistant', 'content': 'x', 'provider_specific_fields': {'thought_signatures': [[1]]}}), 'hist[2].provider_specific_fields', "not a string")])
 def test_malformed_saved_chat_named(tmp_path, edit, field, problem):
     chat = Chat('openai/gpt-4o-mini', hist=['hi', 'hello'])
     p = chat.save(tmp_path/'c.json')
