@@ -400,6 +400,12 @@ async def _acall(func, kwargs, raise_on_err=False):
         if raise_on_err: raise
         return traceback.format_exc()
 
+def _async_twin(f):
+    "The coroutine function tool `f` offers beside its sync call (`acall`, as an `MCPTool` has; a cancelled call then stops), with `f`'s bound arguments, or None"
+    g = f.func if isinstance(f, partial) else f
+    if not inspect.iscoroutinefunction(a := getattr(g, 'acall', None)): return None
+    return partial(a, *f.args, **f.keywords) if isinstance(f, partial) else a
+
 async def _aexec_tool(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, executor=None, raise_on_err=False, keep=None):
     "Async `_exec_tool`; sync tools run in `executor` (default: `tool_pool` of this thread's depth in tool calls); the result also goes into dict `keep` (by call id) as soon as it is made"
     func, args = _prep_call(tc, tool_schemas, ns, tc_res)
@@ -408,7 +414,7 @@ async def _aexec_tool(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, exec
         if keep is not None: keep[_tc_id(tc)] = pair
         return pair
     if func is None: return done(args)
-    if inspect.iscoroutinefunction(func): return done(await _acall(func, args, raise_on_err))
+    if (af := func if inspect.iscoroutinefunction(func) else _async_twin(func)) is not None: return done(await _acall(af, args, raise_on_err))
     # a chat run inside a sync tool (a sub-agent on its own loop) runs its sync tools on the next pool: the pool of the
     # tools waiting for it may be full of them, and would never start its own
     depth = _depth()

@@ -30,6 +30,16 @@ def picture(caption: str) -> list:
     "A caption and a one-pixel PNG"
     return [caption, Image(data=PNG, format='png')]
 
+@mcp.tool(name='notes.read')
+def notes_read(topic: str) -> str:
+    "Read the notes on a topic (a dotted name, as MCP allows and OpenAI refuses)"
+    return f"notes on {topic}"
+
+@mcp.tool()
+def diagram(caption: str) -> list:
+    "A caption and an SVG drawing (as diagram servers return them; no provider takes SVG as an image)"
+    return [caption, Image(data=b'<svg xmlns="http://www.w3.org/2000/svg"/>', format='svg+xml')]
+
 @mcp.tool()
 def fail(why: str) -> str:
     "Always fails"
@@ -57,6 +67,16 @@ async def block(marker: str) -> str:
     "Write this process's pid to file `marker`, then never answer"
     with open(marker, 'w') as f: f.write(str(os.getpid()))
     await asyncio.sleep(3600)
+    return 'woke'
+
+@mcp.tool()
+async def nap(marker: str) -> str:
+    "Write 'started' to file `marker`, sleep; write 'cancelled' there if the call is cancelled"
+    with open(marker, 'w') as f: f.write('started')
+    try: await asyncio.sleep(3600)
+    except asyncio.CancelledError:
+        with open(marker, 'w') as f: f.write('cancelled')
+        raise
     return 'woke'
 
 @mcp.tool()

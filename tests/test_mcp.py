@@ -1,11 +1,11 @@
 "MCP tools in Chat and AsyncChat: real MCP servers (tests/mcp_server.py, written with the `mcp` SDK) over stdio and streamable HTTP, the model scripted by the fake provider."
-import asyncio, json, os, signal, socket, subprocess, sys, threading, time
+import asyncio, json, os, signal, socket, subprocess, sys, threading, time, warnings
 from pathlib import Path
 import pytest
 from lisette import *
 from lisette.history import check_hist
 from lisette.testing import Reply
-from lisette.mcp import mcp_tools, MCPTools, MCPTool
+from lisette.mcp import mcp_tools, MCPTools, MCPTool, sent_name
 
 SERVER = str(Path(__file__).with_name('mcp_server.py'))
 STDIO = [sys.executable, SERVER]
@@ -51,17 +51,19 @@ def test_schema_and_arguments_unchanged(proto):
     fp, m, kw = proto
     args = {'item-id': 'X-1', 'tags': ['a', 'b'], 'opts': {'depth': [1, {'k': None}]}, 'note': '[1, 2]'}
     fp.queue(Reply(tool_calls=[('record', args)]), "Recorded.")
-    with mcp_tools(STDIO) as tools:
+    with warnings.catch_warnings(), mcp_tools(STDIO) as tools:  # (the warning of `notes.read`'s name: see test_tool_name_providers_refuse)
+        warnings.simplefilter('ignore')
         listed = {t.name: t for t in tools}
         chat = Chat(m, tools=tools, **kw)
         chat("Record X-1")
-    assert chat.tool_schemas == [{'type': 'function', 'function': {'name': t.name, 'description': t.description, 'parameters': t.input_schema}} for t in tools]
+    assert chat.tool_schemas == [{'type': 'function', 'function': {'name': t.__name__, 'description': t.description, 'parameters': t.input_schema}} for t in tools]
+    assert [t.__name__ for t in tools] == [sent_name(t.name) for t in tools]  # (the server's names, unless a provider refuses them)
     sent = sent_tools(fp)
     if m.startswith('gemini'):  # litellm rewrites schemas into Gemini's OpenAPI subset: names and descriptions arrive as stated
-        assert [o[:2] for o in sent] == [(t.name, t.description) for t in tools]
-    elif m.startswith('openai'): assert sent == [(t.name, t.description, t.input_schema) for t in tools]
+        assert [o[:2] for o in sent] == [(t.__name__, t.description) for t in tools]
+    elif m.startswith('openai'): assert sent == [(t.__name__, t.description, t.input_schema) for t in tools]
     # litellm's Anthropic adapter drops the schema's top-level `title`: the rest arrives as the server stated it
-    else: assert sent == [(t.name, t.description, {k:v for k,v in t.input_schema.items() if k!='title'}) for t in tools]
+    else: assert sent == [(t.__name__, t.description, {k:v for k,v in t.input_schema.items() if k!='title'}) for t in tools]
     assert 'item-id' in listed['record'].input_schema['properties']
     assert json.loads(results(chat)[0]['content']) == args  # 'item-id' not renamed, '[1, 2]' still a string
     check_hist(chat.hist)
@@ -84,6 +86,42 @@ def test_text_image_and_error_results(proto):
         imgs = [b for msg in fp.last['messages'] if isinstance(msg.get('content'), list) for b in msg['content']
                 for b in ([b] + (b.get('content') if isinstance(b.get('content'), list) else [])) if b.get('type') in ('image', 'image_url')]
         assert imgs, "no image block in the request"
+    check_hist(chat.hist)
+
+def test_image_no_provider_takes_is_left_out(proto):
+    "An MCP tool's SVG image: left out of the result, the model and the user told, so every later request is not refused for it"
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[('diagram', {'caption': 'the flow'})]), "Done.", "Next.")
+    with mcp_tools(STDIO) as tools:
+        chat = Chat(m, tools=tools, **kw)
+        chat("draw it")
+    assert 'svg' not in json.dumps(results(chat)) and 'the flow' in json.dumps(results(chat)) and 'left out' in json.dumps(results(chat))
+    assert any(a.kind=='tool_result' and 'image/svg+xml' in a.detail for a in chat.adjustments)
+    assert contents(chat("and then?")).content == "Next." and 'svg' not in json.dumps(fp.last)
+
+def test_tool_name_providers_refuse(proto):
+    "A tool named `notes.read` (MCP allows it, OpenAI refuses it): shown to the model as `notes_read`, said when the tools are listed; the call reaches the server by its own name"
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[('notes_read', {'topic': 'otters'})]), "Done.")
+    with pytest.warns(UserWarning, match="'notes.read' as 'notes_read'"), mcp_tools(STDIO) as tools:
+        chat = Chat(m, tools=tools, **kw)
+        chat("read the otter notes")
+    assert 'notes_read' in [t[0] for t in sent_tools(fp)] and 'notes.read' not in json.dumps(fp.requests[0].body)
+    assert results(chat)[0]['content'] == 'notes on otters'
+
+def test_cancelled_async_turn_cancels_the_call_on_the_server(fake_provider, tmp_path):
+    "An AsyncChat turn cancelled while an MCP tool runs cancels the call on the server (it ran on a worker thread through the sync call, and went on until the tool's timeout)"
+    fp, marker = fake_provider, tmp_path/'nap'
+    fp.queue(Reply(tool_calls=[('nap', {'marker': str(marker)})]), 'done')
+    async def go(tools):
+        chat = AsyncChat('openai/gpt-4o-mini', tools=tools, api_base=fp.openai_base, api_key='k')
+        with pytest.raises(asyncio.TimeoutError): await asyncio.wait_for(chat('nap'), 3)
+        return chat
+    with warnings.catch_warnings(), mcp_tools(STDIO) as tools:
+        warnings.simplefilter('ignore')
+        chat = asyncio.run(go(tools))
+        wait_file(marker, 10)
+        assert any(marker.read_text()=='cancelled' or time.sleep(0.1) for _ in range(50)), marker.read_text()
     check_hist(chat.hist)
 
 def test_sync_chat_runs_parallel_calls_concurrently(fake_provider):
