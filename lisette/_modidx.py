@@ -338,6 +338,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.loop.Steering.__repr__': ('loop.html#steering.__repr__', 'lisette/loop.py'),
                               'lisette.loop.Steering.begin': ('loop.html#steering.begin', 'lisette/loop.py'),
                               'lisette.loop.Steering.end': ('loop.html#steering.end', 'lisette/loop.py'),
+                              'lisette.loop.Steering.give_back': ('loop.html#steering.give_back', 'lisette/loop.py'),
                               'lisette.loop.Steering.interject': ('loop.html#steering.interject', 'lisette/loop.py'),
                               'lisette.loop.Steering.now': ('loop.html#steering.now', 'lisette/loop.py'),
                               'lisette.loop.Steering.pending': ('loop.html#steering.pending', 'lisette/loop.py'),

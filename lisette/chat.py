@@ -382,7 +382,8 @@ def _special(self:Chat):
 @patch
 def _prep_msg(self:Chat, msg=None, prefill=None):
     "Prepare the messages list for the API call"
-    self._hist += self._steer.take()  # messages interjected (`chat.interject`) since the last request
+    self._hist += (took := self._steer.take())  # messages interjected (`chat.interject`) since the last request
+    if took: self._interjected = [*getattr(self, '_interjected', ()), *took]  # (a failed turn gives them back to the mailbox)
     if msg is not None:
         new = mk_msgs([msg])
         for m in new:
@@ -594,8 +595,12 @@ def _max_hist_ckpts(self:Chat):
 @patch
 def _repair(self:Chat, start):
     "After a failed turn: drop trailing prompts we added, answer dangling tool calls (with their results if they finished), roll back an empty turn"
-    h, fin = self._hist, self.__dict__.pop('_finished', None) or {}
-    while len(h)>start and _role(h[-1])=='user': h.pop()
+    h, fin, took = self._hist, self.__dict__.pop('_finished', None) or {}, self.__dict__.pop('_interjected', None) or []
+    back = []
+    while len(h)>start and _role(h[-1])=='user':
+        if any(m is h[-1] for m in took): back.insert(0, h[-1])
+        h.pop()
+    if back: self._steer.give_back(back)  # interjected during the turn, never answered: they go with the next request
     answered = {o.get('tool_call_id') for o in h[start:] if isinstance(o, dict) and o.get('role')=='tool'}
     for i in range(start, len(h)):
         for tc in _client_calls(h[i]) if _role(h[i])=='assistant' else []:
@@ -866,6 +871,7 @@ def _turn(self:Chat, msg=None, **kw):
     finally:
         t.steer.end()
         if not ok: self._repair(t.start)
+        self.__dict__.pop('_interjected', None)  # (kept for `_repair` only while the turn runs)
 
 # %% ../nbs/06_chat.ipynb #bac8a90b
 class ChatBusyError(RuntimeError):

@@ -79,6 +79,10 @@ class Steering:
         with self._lock: msgs, self._msgs = self._msgs, []
         return msgs
 
+    def give_back(self, msgs:list):
+        "Put taken messages `msgs` back first in the mailbox (their request failed: they go with the next one)"
+        with self._lock: self._msgs[:0] = msgs
+
     @property
     def pending(self)->bool: return bool(self._msgs)
     @property

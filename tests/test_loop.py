@@ -3,7 +3,7 @@ thread or task, and paged tool results read back with `read_result`. Rendezvous 
 events, never sleeps, so each interjection or stop lands at a known point.
 Stalls and pages are adjustments: the first of each kind warns (`AdjustmentWarning`), all are in `chat.adjustments`."""
 import asyncio, json, random, re, threading, warnings
-import pytest
+import pytest, litellm
 from lisette import Chat, AsyncChat, contents, mk_msg
 from lisette.history import check_hist
 from lisette.chat import AdjustmentWarning
@@ -398,3 +398,17 @@ def test_gemini_handles_are_the_ids_the_model_sees(fake_provider):
     assert '__thought__' not in seen['wire'] and seen['handle'] == seen['wire']
     assert 'characters 1,000-1,016 of' in seen['read'] and 'no tool result has handle' not in seen['read']
     assert 'Hello Alice!' in seen['greet']
+
+def test_interjection_given_back_when_its_request_fails(fake_provider):
+    "A message interjected during a tool round whose next request fails is not lost with the failed turn: it goes with the next turn's request"
+    fp = fake_provider
+    holder = {}
+    def slow(x:int) -> int:
+        "Return x"
+        holder['c'].interject('ALSO: use metric units'); return x
+    fp.queue(Reply(tool_calls=[('slow', {'x': 1})]), Reply(status=500, error='boom'), 'ok')
+    c = holder['c'] = Chat('openai/gpt-4o-mini', tools=[slow], api_base=fp.openai_base, api_key='k', retries=0)
+    with pytest.raises(litellm.InternalServerError): c('go')
+    assert 'metric' in json.dumps(fp.requests[1].body) and not any('metric' in str(m) for m in c.hist)
+    c('next question')
+    assert 'metric' in json.dumps(fp.last['messages']) and check_hist(c.hist) is None
