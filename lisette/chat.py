@@ -1292,11 +1292,12 @@ class AsyncChat(Chat):
         "Take this chat's turn lock, first waiting a moment for a stream left just before (`break`) that the event loop is closing"
         # Python never closes an async generator on `break`: the loop does, a few of its turns later (more through
         # wrappers); once it has begun (`_ending`), its connection closes in at most a moment
-        t0 = time.monotonic()
+        # another task's turn that is running (not parked at an item its caller holds) is no stream left: busy at once
+        t0, d = time.monotonic(), self.__dict__
         while True:
             try: return self._claim()
             except ChatBusyError:
-                if time.monotonic()-t0 > (5 if self.__dict__.get('_ending') else 0.05): raise
+                if not (d.get('_ending') or d.get('_parked')) or time.monotonic()-t0 > (5 if d.get('_ending') else 0.05): raise
             await asyncio.sleep(0.001)
 
     async def _drive(self, eng, stream):
@@ -1307,8 +1308,10 @@ class AsyncChat(Chat):
                 except StopIteration: return
                 send, exc = None, None
                 if isinstance(cmd, _Out):
+                    self._parked = True
                     try: yield cmd.o
                     except GeneratorExit: self._ending = True; raise  # (the caller left: `_aclaim` waits for the end)
+                    finally: self._parked = False
                     continue
                 if isinstance(cmd, _Sleep):
                     await asyncio.sleep(cmd.secs)
@@ -1330,8 +1333,10 @@ class AsyncChat(Chat):
                                 async for o in _atimed(keep_built(watch_reply(r)), lim):
                                     seen(o); chunks.append(o)
                                     if _for_caller(o):
+                                        self._parked = True
                                         try: yield o
                                         except GeneratorExit: self._ending = True; raise
+                                        finally: self._parked = False
                                 send = _stream_response(r, chunks, seen)
                                 _check_stream(r, send)
                                 done = True
