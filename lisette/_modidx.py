@@ -514,6 +514,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._jwt_claims': ('providers.html#_jwt_claims', 'lisette/providers.py'),
                                    'lisette.providers._keep_anthropic_pause': ( 'providers.html#_keep_anthropic_pause',
                                                                                 'lisette/providers.py'),
+                                   'lisette.providers._keep_compaction_summary': ( 'providers.html#_keep_compaction_summary',
+                                                                                   'lisette/providers.py'),
                                    'lisette.providers._keep_paused_thinking': ( 'providers.html#_keep_paused_thinking',
                                                                                 'lisette/providers.py'),
                                    'lisette.providers._keep_reasoning_items': ( 'providers.html#_keep_reasoning_items',

@@ -819,10 +819,25 @@ def _keep_reasoning_items(m, chunks):
     for c in reversed(chunks[-5:]):  # (the terminal event's chunk, maybe followed by litellm's finish and usage chunks)
         if c.choices and (items := getattr(c.choices[0].delta, 'reasoning_items', None)): m.reasoning_items = items; return
 
+def _keep_compaction_summary(m, chunks):
+    "Give the compaction blocks of message `m` the summary its stream's `compaction_delta`s carried"
+    # litellm 1.106.2 builds a streamed Anthropic compaction block with `content: None` (1.110 fills it): sent back so, the
+    # provider reads on from a compaction without its summary, and the conversation before it is lost to the model
+    bs = ((getattr(m, 'provider_specific_fields', None) or {}).get('compaction_blocks') or []) if m is not None else []
+    if not any(isinstance(b, dict) and b.get('content') is None for b in bs): return
+    texts = []
+    for c in chunks:
+        f = _chunk_fields(c)
+        if 'compaction_start' in f: texts.append('')
+        if isinstance(d := f.get('compaction_delta'), dict) and isinstance(d.get('content'), str) and texts: texts[-1] += d['content']
+    for b,t in zip([b for b in bs if isinstance(b, dict)], texts):
+        if b.get('content') is None and t: b['content'] = t
+
 def merge_stream_fields(res, chunks):
-    "Response `res` built from stream `chunks`, with the server-side tool invocations and thought signatures of every chunk (litellm keeps the last chunk's), and a Responses stream's reasoning items"
+    "Response `res` built from stream `chunks`, with the server-side tool invocations and thought signatures of every chunk (litellm keeps the last chunk's), a Responses stream's reasoning items, and a compaction's summary"
     m = res.choices[0].message if res is not None and res.choices else None
     _keep_reasoning_items(m, chunks)
+    _keep_compaction_summary(m, chunks)
     psf = getattr(m, 'provider_specific_fields', None)
     if not psf or not ('server_side_tool_invocations' in psf or 'thought_signatures' in psf) or not _stream_fields_lost(): return res
     invs, sigs = {}, []
