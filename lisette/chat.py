@@ -465,8 +465,8 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     else: res = adapt_request(kw)
     if 'temperature' in kw and 'temperature' not in res: self._adjust(None, 'temperature', _temp_dropped(f"{m} takes none here", kw['temperature']))
     if _thinks(kw) and not _thinks(res):
-        self._adjust(None, 'think', f"thinking left out of this request: the tool calls it answers came without {m}'s thinking (another model's, or asked "
-                                    "without thinking), and Anthropic wants a tool loop to think from its start; the next turn thinks")
+        self._adjust(None, 'think', f"thinking left out of this request: the tool loop it continues began without {m}'s thinking (on another model, "
+                                    "or asked without thinking), and Anthropic wants a tool loop to think from its start; the next turn thinks")
     if 'container' in res and 'container' not in kw: self._adjust(None, 'container', f"container {res['container']!r} of an earlier reply sent, so its code execution goes on (its files, its pending calls)")
     res, gone = without_refused(res)
     for f,why in gone.items(): self._adjust(None, 'refused', f"`{f}` left out of the assistant messages sent, as {m}'s server refused it ({why!r}); the history keeps it")
@@ -1069,7 +1069,7 @@ def _broke_why(e):
 def _nothing_in(res):
     "Does response `res`, built from a stream's chunks (None: none came), hold nothing of an answer?"
     m = contents(res) if res is not None else None
-    return m is None or not (m.content or m.tool_calls or getattr(m, 'reasoning_content', None) or getattr(m, 'thinking_blocks', None))
+    return m is None or not (m.content or m.tool_calls or any(getattr(m, k, None) for k in ('reasoning_content', 'thinking_blocks', 'reasoning_items', 'refusal')))
 
 def _stream_failure(e, seen, r, chunks=()):
     "The error to raise for failure `e` of stream `r` (`chunks`: what arrived), marked `lisette_midstream` when the provider had answered (never re-sent)"

@@ -70,9 +70,10 @@ _ok_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')
 
 def sent_name(name:str)->str:
     "The name tool `name` is shown to the model by: itself if every provider takes it, else one that is (`_` for other characters, a hash when too long)"
-    if _ok_name.fullmatch(name): return name
+    if _ok_name.fullmatch(name) and (name[0].isalpha() or name[0]=='_'): return name  # (Gemini wants a letter or `_` first)
     s = re.sub(r'[^a-zA-Z0-9_-]', '_', name)
-    return s if 0<len(s)<=64 else f"{s[:55]}_{hashlib.sha1(name.encode()).hexdigest()[:8]}"
+    if not (s[:1].isalpha() or s[:1]=='_'): s = '_'+s
+    return s if len(s)<=64 else f"{s[:55]}_{hashlib.sha1(name.encode()).hexdigest()[:8]}"
 
 class MCPTool:
     "A tool of an MCP server: its schema goes to the model unchanged (its name as `sent_name` makes it), a call runs on the server"
@@ -86,6 +87,7 @@ class MCPTool:
         self.__tool_source__ = f"MCP server `{conn.label}`"
     def __call__(self, /, **kwargs): return self.conn.call(self.name, kwargs)
     async def acall(self, /, **kwargs): return await self.conn.acall(self.name, kwargs)
+    __tool_acall__ = acall  # what `AsyncChat` awaits (a cancelled call then stops on the server)
     def __repr__(self): return f"MCPTool({self.name!r}, server={self.conn.label!r})"
 
 # %% ../nbs/11_mcp.ipynb #1950df4a

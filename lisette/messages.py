@@ -376,19 +376,19 @@ def _part_problem(j, p, role=None):
     if p['type']=='file' and not isinstance(p.get('file'), dict): return f'content[{j}].file', "must be a dict (with 'file_data' or 'file_id')"
     if p['type']=='image_url' and (pr := _image_problem(p.get('image_url'))): return f'content[{j}].image_url', pr
 
-_image_mimes = ('image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/heic', 'image/heif')  # what some provider takes (Anthropic and OpenAI the first four)
+_image_mimes = ('image/jpeg', 'image/jpg', 'image/png', 'image/gif', 'image/webp', 'image/heic', 'image/heif')  # what some provider takes (Anthropic and OpenAI the first five)
+_b64_chars = re.compile(r'[A-Za-z0-9+/_\-\s]*=*\s*')  # (standard or URL-safe, maybe broken into lines)
 
 def _image_problem(u):
     "What is wrong with `u` as an `image_url` part holds it (a URL, or a dict with one under 'url'), or None"
     if isinstance(u, dict): u = u.get('url')
     if not (isinstance(u, str) and u.strip()): return "must be the image's URL (a data: or http(s) URL), or a dict with it under 'url'"
-    if not u.startswith('data:'): return None if '://' in u[:16] else f"is {u[:30]!r}, not a URL: give a data: or http(s) URL"
+    if not u[:5].lower()=='data:': return None if ':' in u or '/' in u else f"is {u[:30]!r}, not a URL: give a data: or http(s) URL"  # (a path or id litellm reads, e.g. Gemini's files/…, passes)
     head, _, data = u.partition(',')
-    if (mime := head[5:].split(';')[0].lower()) not in _image_mimes:
-        return f"is a data URL of {mime or 'no type'}, which no provider takes as an image (they take {', '.join(_image_mimes)})"
-    if not head.lower().endswith(';base64'): return "is a data URL without ';base64': give the image base64-encoded"
-    try: base64.b64decode(data, validate=True)
-    except ValueError: return "is a data URL whose data is not base64"
+    mime = head[5:].split(';')[0].strip().lower()
+    if mime.startswith('image/') and mime not in _image_mimes:  # (litellm routes other types, e.g. a PDF, as documents)
+        return f"is a data URL of {mime}, which no provider takes as an image (they take {', '.join(_image_mimes)})"
+    if ';base64' in head.lower() and not _b64_chars.fullmatch(data): return "is a data URL whose data is not base64"
 
 def check_msg(m, i=None, need_ids=True):
     "Raise `MessageFormatError` naming message `i` and the field if `m` is not a valid litellm message; return `m`"

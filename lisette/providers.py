@@ -1217,11 +1217,13 @@ def _thinking_on(kw):
     return t.get('type') in ('enabled', 'adaptive') if isinstance(t, dict) else bool(kw.get('reasoning_effort'))
 
 def _loop_unthought(msgs):
-    "Do `msgs` end with the results of tool calls that came without Claude's (signed) thinking before them?"
+    "Do `msgs` end in a tool loop (since the last user message) none of whose assistant messages carries Claude's signed thinking?"
+    if not msgs or _get(msgs[-1], 'role')!='tool': return False
     j = len(msgs)-1
-    while j>=0 and _get(msgs[j], 'role')=='tool': j -= 1
-    if j<0 or j==len(msgs)-1 or _get(msgs[j], 'role')!='assistant' or not _get(msgs[j], 'tool_calls'): return False
-    return not any(_get(b, 'signature') or _get(b, 'type')=='redacted_thinking' for b in _get(msgs[j], 'thinking_blocks') or ())
+    while j>=0 and (r := _get(msgs[j], 'role')) in ('tool', 'assistant'):
+        if r=='assistant' and _signed_thinking(msgs[j]): return False
+        j -= 1
+    return True
 
 def _anthropic_thinking_mid_loop(kw):
     m = kw['model']

@@ -91,9 +91,9 @@ def _gemini_fields(m, kind):
     return [k for k in ('thought_signatures', 'server_side_tool_invocations') if psf.get(k)] if kind!='gemini' and isinstance(psf, dict) and \
            (psf.get('thought_signatures') or psf.get('server_side_tool_invocations')) else []
 
-def _made_images(m, kind):
-    "The images in assistant message `m` (Gemini's image output, litellm's `images`) that provider `kind` takes no part of"
-    return _get(m, 'images') or [] if kind!='gemini' else []
+def _made_images(m, kind, openai_itself=False):
+    "The images in assistant message `m` (an image model's output, litellm's `images`) that provider `kind` takes none of (Anthropic, DeepSeek, OpenAI's own APIs); [] where they may go back (Gemini, other servers)"
+    return (_get(m, 'images') or []) if kind in ('anthropic', 'responses', 'deepseek') or kind=='openai' and openai_itself else []
 
 def _compaction(m, kind):
     "Does assistant message `m` carry Anthropic's compaction of the context, which provider `kind` does not read?"
@@ -171,7 +171,7 @@ def _plain_needs_fit(calls, kind):
 
 def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
-    if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind) or _compaction(m, kind) or _gemini_fields(m, kind) or _made_images(m, kind): return True
+    if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind) or _compaction(m, kind) or _gemini_fields(m, kind) or _made_images(m, kind, refusals): return True  # (`refusals`: OpenAI's own APIs)
     if _get(m, 'audio') is not None: return True  # (sent as a reference, or as its transcript)
     if not refusals and (_refusals(m) or _get(m, 'refusal') is not None): return True
     if not echo and _refusal_echo(m): return True
@@ -218,7 +218,7 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
     if ks := _gemini_fields(m, kind):  # (a signature only Gemini reads, a kilobyte or more)
         set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k not in ks} or None)
         if 'server_side_tool_invocations' in ks: notes.append((i, f"Gemini's server-side tool calls (its searches) left out (kept in the history)"))
-    if ims := _made_images(m, kind):
+    if ims := _made_images(m, kind, _openai_itself(model)):
         set_('images', None)
         notes.append((i, f"{len(ims)} image{'s'*(len(ims)>1)} the model made left out ({model if kind=='openai' else _names.get(kind, kind)} takes no images in a reply; kept in the history)"))
     if _compaction(m, kind):

@@ -489,11 +489,15 @@ def _check_anthropic(body, turns, fp):
            any(isinstance(b, dict) and b.get('type')=='server_tool_use' and b.get('id') in fp._thought_calls for b in c):
             return (f"messages.{len(msgs)-1}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{first}`. "
                     "When `thinking` is enabled, a final `assistant` message must start with a thinking block.")
-        # the assistant turn that the final tool results continue (the current tool loop) must keep its thinking block
-        a = max((i for i,t in enumerate(turns) if t['role']=='assistant'), default=None)
-        if a is not None and turns[a]['calls'] and a<len(turns)-1 and all(t['results'] and not t['text'] for t in turns[a+1:]):
+        # the assistant turn that the final tool results continue (the current tool loop, since the last user text) starts
+        # with a thinking block, whoever made its calls: a whole assistant turn runs in one thinking mode
+        a, j = None, len(turns)-1
+        while j>=0 and (turns[j]['role']=='assistant' and turns[j]['calls'] or turns[j]['role']!='assistant' and turns[j]['results'] and not turns[j]['text']):
+            if turns[j]['role']=='assistant': a = j
+            j -= 1
+        if a is not None and turns[-1]['role']!='assistant':
             first = (turns[a]['blocks'] or [{}])[0].get('type')
-            if first not in ('thinking', 'redacted_thinking'):  # (whoever made the calls: a whole assistant turn runs in one thinking mode)
+            if first not in ('thinking', 'redacted_thinking'):
                 return (f"messages.{a-(1 if turns[0]['role']=='system' else 0)}.content.0.type: Expected `thinking` or `redacted_thinking`, "
                         f"but found `{first}`. When `thinking` is enabled, a final `assistant` message must start with a thinking block.")
 

@@ -401,9 +401,9 @@ async def _acall(func, kwargs, raise_on_err=False):
         return traceback.format_exc()
 
 def _async_twin(f):
-    "The coroutine function tool `f` offers beside its sync call (`acall`, as an `MCPTool` has; a cancelled call then stops), with `f`'s bound arguments, or None"
+    "The coroutine function tool `f` offers beside its sync call (its `__tool_acall__`, as an `MCPTool` has: a cancelled call then stops), with `f`'s bound arguments, or None"
     g = f.func if isinstance(f, partial) else f
-    if not inspect.iscoroutinefunction(a := getattr(g, 'acall', None)): return None
+    if not inspect.iscoroutinefunction(a := getattr(g, '__tool_acall__', None)): return None
     return partial(a, *f.args, **f.keywords) if isinstance(f, partial) else a
 
 async def _aexec_tool(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, executor=None, raise_on_err=False, keep=None):

@@ -779,3 +779,14 @@ def test_load_chat_file_forms(tmp_path):
     d = json.loads(p.read_text()); d['settings']['search'] = ['l']; p.write_text(json.dumps(d))
     with pytest.raises(SavedChatError) as e: load_chat(p)
     assert e.value.field == 'settings.search'
+
+def test_images_litellm_routes_still_taken():
+    "Image parts litellm reads are taken as before: image/jpg, a PDF or audio in `image_url` (sent as a document), base64 broken into lines or URL-safe, Gemini's files/… path"
+    import base64
+    from lisette.messages import check_msg
+    png = base64.encodebytes(b'\x89PNG\r\n\x1a\n' + b'0'*200).decode()
+    for u in ('data:image/jpg;base64,AAAA', 'data:application/pdf;base64,JVBERi0=', 'data:audio/wav;base64,UklGRg==', f'data:image/png;base64,{png}',
+              'data:image/png;base64,ab-_', 'DATA:IMAGE/PNG;BASE64,AAAA', 'files/abc123', 'gs://bucket/x.png', 'https://example.com/x.png'):
+        check_msg({'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': u}}]})
+    p = Chat('gemini/gemini-2.5-flash', search=1)
+    assert load_chat(save_chat(p, Path(tempfile.mkdtemp())/'c.json')).search == 1  # (a number, as Chat takes it)

@@ -707,3 +707,17 @@ def test_gemini_tool_result_texts_kept_apart(fake_provider, model):
     c('Capital of my country?')
     fr = [p['function_response'] for m in fp.last['contents'] for p in m['parts'] if 'function_response' in p][0]
     assert fr['response']['content'] == f"Be brief.\n\n[tool_call_id: {c.hist[1].tool_calls[0].id.split('__thought__')[0]}]\n\nMexico"
+
+def test_thinking_loop_whose_later_step_did_not_think_keeps_thinking(fake_provider):
+    """Claude thinks at a tool loop's start, and its second call comes without thinking (Claude 4 thinks once a turn
+    without interleaved thinking): the third request keeps thinking on (Anthropic refuses turning it off with thinking
+    blocks in the turn), with no note"""
+    fp = fake_provider
+    def lookup(key:str) -> str:
+        "Look up a key"
+        return f"value of {key}"
+    fp.queue(Reply('Let me look.', tool_calls=[('lookup', {'key': 'a'})], thinking='plan', signature='sig1'),
+             Reply(tool_calls=[('lookup', {'key': 'b'})]), Reply('Done.'))
+    c = Chat('anthropic/claude-sonnet-4-5', tools=[lookup], **an(fp))
+    assert contents(c('Look up a then b', think='m', max_steps=5)).content == 'Done.'
+    assert all(q.body['thinking']['type'] == 'enabled' for q in fp.requests) and not any(a.kind=='think' for a in c.adjustments)
