@@ -650,6 +650,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers.native_stop_warning': ('providers.html#native_stop_warning', 'lisette/providers.py'),
                                    'lisette.providers.paused': ('providers.html#paused', 'lisette/providers.py'),
                                    'lisette.providers.paused_msg': ('providers.html#paused_msg', 'lisette/providers.py'),
+                                   'lisette.providers.provider_call_names': ('providers.html#provider_call_names', 'lisette/providers.py'),
                                    'lisette.providers.refused_fields': ('providers.html#refused_fields', 'lisette/providers.py'),
                                    'lisette.providers.repeat_guard': ('providers.html#repeat_guard', 'lisette/providers.py'),
                                    'lisette.providers.reply_refusal': ('providers.html#reply_refusal', 'lisette/providers.py'),

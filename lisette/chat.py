@@ -29,7 +29,7 @@ from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, text_splits_reasoning, _name_nameless, _chain)
+                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -816,7 +816,7 @@ def _client_calls(m):
 
 def _provider_tool_names(t, chat):
     "Names of the provider's own tools in the requests of turn `t` (its tool dicts, those in `callkw`, web search when asked for)"
-    ns = {o.get('name') for o in (*(t.schemas or ()), *(chat.callkw.get('tools') or ())) if isinstance(o, dict) and o.get('type') not in (None, 'function')}
+    ns = {n for o in (*(t.schemas or ()), *(chat.callkw.get('tools') or ())) if isinstance(o, dict) and o.get('type') not in (None, 'function') for n in provider_call_names(o)}
     return ns | {'web_search'} if ifnone(t.opts.get('search'), chat.search) else ns
 
 def _mark_provider_calls(t, chat, m):

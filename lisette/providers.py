@@ -14,7 +14,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
            'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
            'keep_native_finish', 'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request',
-           'litellm_made_id', 'reply_refusal', 'keep_refusal']
+           'litellm_made_id', 'provider_call_names', 'reply_refusal', 'keep_refusal']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
@@ -1201,6 +1201,11 @@ def _container_of(m):
     try: gone = datetime.fromisoformat(str(c['expires_at']).replace('Z', '+00:00')) <= datetime.now(timezone.utc)
     except (KeyError, ValueError, TypeError): gone = False  # (no expiry to go by: Anthropic's answer decides)
     return None if gone else c['id']
+
+def provider_call_names(tool:dict)->set:
+    "The names the calls of provider tool `tool` (a tool dict of a request) carry"
+    # Anthropic's code execution (code_execution_20250825 and later) calls its own two tools, not itself
+    return {tool.get('name')} | ({'bash_code_execution', 'text_editor_code_execution'} if str(tool.get('type')).startswith('code_execution_') else set())
 
 def _anthropic_container(kw):
     m = kw['model']

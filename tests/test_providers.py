@@ -622,15 +622,17 @@ def test_code_execution_container_sent_back(fake_provider, stream):
     assert 'container' in [a.kind for a in c.adjustments] and all(a.quiet for a in c.adjustments if a.kind=='container')
 
 
-@pytest.mark.parametrize('tool', [{'type': 'web_search_20250305', 'name': 'web_search'}, {'type': 'tool_search_tool_bm25_20251119', 'name': 'tool_search_tool_bm25'}])
-def test_provider_call_without_its_result_is_not_run(fake_provider, tool):
+@pytest.mark.parametrize('tool,call', [({'type': 'web_search_20250305', 'name': 'web_search'}, 'web_search'),
+                                       ({'type': 'tool_search_tool_bm25_20251119', 'name': 'tool_search_tool_bm25'}, 'tool_search_tool_bm25'),
+                                       ({'type': 'code_execution_20250825', 'name': 'code_execution'}, 'bash_code_execution')])  # (code execution calls its own two tools)
+def test_provider_call_without_its_result_is_not_run(fake_provider, tool, call):
     """A reply with a provider tool's call still running (or whose result litellm 1.106 drops, as tool search's) beside a
     client tool call (shape of pydantic-ai's recorded in-flight search): only the client call runs and is answered; the
     provider's is never run here as a tool of the chat ("Tool not found"), in either litellm version"""
     fp = fake_provider
     fp.strict = False  # (litellm 1.110 sends the provider's call back; 1.106 cannot, and leaves it out)
     head = {'id': 'msg_h', 'type': 'message', 'role': 'assistant', 'model': 'claude-sonnet-4-5', 'stop_reason': 'tool_use', 'stop_sequence': None,
-            'content': [{'type': 'server_tool_use', 'id': 'srvtoolu_01', 'name': tool['name'], 'input': {'query': 'weather'}},
+            'content': [{'type': 'server_tool_use', 'id': 'srvtoolu_01', 'name': call, 'input': {'query': 'weather'}},
                         {'type': 'tool_use', 'id': 'toolu_01', 'name': 'add', 'input': {'a': 2, 'b': 2}}], 'usage': {'input_tokens': 10, 'output_tokens': 5}}
     fp.queue(Reply(raw=json.dumps(head).encode()), 'It is 4.')
     ran = []
