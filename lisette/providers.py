@@ -1294,17 +1294,19 @@ def _separated(c):
 
 def _gemini_tool_texts(kw):
     msgs = kw.get('messages') or []
-    if not any(m.__class__ is dict and m.get('role')=='tool' and m.get('content').__class__ is list for m in msgs) or not _for_gemini(kw) or not _gemini_joins_texts(): return kw
+    if not _for_gemini(kw) or not any(m.__class__ is dict and m.get('role')=='tool' and m.get('content').__class__ is list for m in msgs) or not _gemini_joins_texts(): return kw  # (other routes pay one name check)
     return kw | dict(messages=[m | {'content': _separated(m['content'])} if m.__class__ is dict and m.get('role')=='tool' and m.get('content').__class__ is list else m for m in msgs])
 
 _adapters.append(_gemini_tool_texts)
 
 # %% ../nbs/04_providers.ipynb #9e453b84
-def _empty_beside_calls(m): return _get(m, 'role')=='assistant' and _get(m, 'content')=='' and bool(_get(m, 'tool_calls'))
+def _empty_beside_calls(m):
+    c = m.get('content') if m.__class__ is dict else getattr(m, 'content', None)  # (read first: most messages stop here)
+    return c=='' and _get(m, 'role')=='assistant' and bool(_get(m, 'tool_calls'))
 
 def _gemini_empty_texts(kw):
     msgs = kw.get('messages') or []
-    if not any(map(_empty_beside_calls, msgs)) or not _for_gemini(kw): return kw
+    if not _for_gemini(kw) or not any(map(_empty_beside_calls, msgs)): return kw
     return kw | dict(messages=[_msg_copy(m) | {'content': None} if _empty_beside_calls(m) else m for m in msgs])
 
 _adapters.append(_gemini_empty_texts)
