@@ -469,9 +469,10 @@ def _keep_anthropic_pause():
     AnthropicConfig.transform_parsed_response, ModelResponseIterator.chunk_parser = transform_parsed_response, chunk_parser
     AnthropicConfig._lisette_pause = True
 
+def _to_anthropic(m): return m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m)  # (Anthropic's own API, as litellm routes a model name)
+
 def _anthropic_pause(kw):
-    m = kw['model']
-    if m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m): _keep_anthropic_pause()
+    if _to_anthropic(kw['model']): _keep_anthropic_pause()
     return kw
 
 from .history import _compacted_only
@@ -1116,8 +1117,7 @@ def _without_calls(m, ids):
     return _replaced(m, tool_calls=tcs, content=_get(m, 'content') or (None if tcs else '.'))  # (a message left with nothing is no message to Anthropic)
 
 def _anthropic_pending_searches(kw):
-    m = kw['model']
-    if not (m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m)) or _litellm_replays_pause(): return kw
+    if not _to_anthropic(kw['model']) or _litellm_replays_pause(): return kw
     msgs = kw.get('messages') or []
     answered = {_get(o, 'tool_call_id') for o in msgs if _get(o, 'role')=='tool'}  # (a call with its answer is a valid pair: it stays)
     pend = [_unran_srv(o, answered) if _get(o, 'role')=='assistant' else None for o in msgs]  # searches the provider has yet to run
@@ -1208,8 +1208,7 @@ def provider_call_names(tool:dict)->set:
     return {tool.get('name')} | ({'bash_code_execution', 'text_editor_code_execution'} if str(tool.get('type')).startswith('code_execution_') else set())
 
 def _anthropic_container(kw):
-    m = kw['model']
-    if 'container' in kw or not (m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m)) \
+    if 'container' in kw or not _to_anthropic(kw['model']) \
        or not any(isinstance(t, dict) and t.get('type') not in (None, 'function') for t in kw.get('tools') or ()): return kw
     cid = next((c for o in reversed(kw.get('messages') or []) if (c := _container_of(o))), None)
     return kw | dict(container=cid) if cid else kw
@@ -1231,8 +1230,7 @@ def _loop_unthought(msgs):
     return True
 
 def _anthropic_thinking_mid_loop(kw):
-    m = kw['model']
-    if not (m.startswith('anthropic/') or (m.startswith('claude') and '/' not in m)) or not _thinking_on(kw) or not _loop_unthought(kw.get('messages') or []): return kw
+    if not _to_anthropic(kw['model']) or not _thinking_on(kw) or not _loop_unthought(kw.get('messages') or []): return kw
     return {k:v for k,v in kw.items() if k not in ('thinking', 'reasoning_effort')}
 
 _adapters.append(_anthropic_thinking_mid_loop)
@@ -1263,18 +1261,33 @@ def _for_gemini(kw):
     "Does litellm treat the request `kw` as Gemini (so it does not copy its messages)?"
     return _gemini_test()(kw['model'], kw.get('custom_llm_provider'))
 
-def _changed_by_litellm(m): return bool(_get(m, 'tool_calls')) or not _get(m, 'role')
+def _fields_of(m):
+    "The fields of message `m` as a dict, read directly (a dict, a litellm `Message`'s own), or None"
+    return m if m.__class__ is dict else m.__dict__ if type(m) is litellm.Message else None
+
+def _changed_by_litellm(m):
+    d = _fields_of(m)
+    return bool(d.get('tool_calls')) or not d.get('role') if d is not None else bool(_get(m, 'tool_calls')) or not _get(m, 'role')
 
 def _msg_copy(m):
     "A dict copy of message `m`: what litellm's validation makes of it, without touching `m`"
     return m.model_dump(exclude_none=True) if isinstance(m, BaseModel) else dict(m)
 
-def _gemini_msg_copies(kw):
-    msgs = kw.get('messages') or []
-    if not _for_gemini(kw) or not any(_changed_by_litellm(o) for o in msgs) or not _gemini_msgs_mutated(): return kw  # other routes pay one name check
-    return kw | dict(messages=[_msg_copy(o) if _changed_by_litellm(o) else o for o in msgs])
+_gemini_fixes = []  # what a Gemini request's messages need, each `f(m)`: `m` itself, or a fixed copy (one pass over the messages for all)
 
-_adapters.append(_gemini_msg_copies)
+def _gemini_messages(kw):
+    if not _for_gemini(kw): return kw  # (other routes pay one name check)
+    msgs, new, changed = kw.get('messages') or [], [], False
+    for o in msgs:
+        m = o
+        for f in _gemini_fixes: m = f(m)
+        new.append(m); changed = changed or m is not o
+    return kw | dict(messages=new) if changed else kw
+
+def _unmutated(m): return _msg_copy(m) if _changed_by_litellm(m) and _gemini_msgs_mutated() else m
+
+_gemini_fixes.append(_unmutated)
+_adapters.append(_gemini_messages)
 
 # %% ../nbs/04_providers.ipynb #148f638a
 @cache
@@ -1292,24 +1305,18 @@ def _separated(c):
     if len(ts)<2 or all(c[j]['text'].endswith('\n') for j in ts[:-1]): return c
     return [p | {'text': p['text']+'\n\n'} if j in ts[:-1] and not p['text'].endswith('\n') else p for j,p in enumerate(c)]
 
-def _gemini_tool_texts(kw):
-    msgs = kw.get('messages') or []
-    if not _for_gemini(kw) or not any(m.__class__ is dict and m.get('role')=='tool' and m.get('content').__class__ is list for m in msgs) or not _gemini_joins_texts(): return kw  # (other routes pay one name check)
-    return kw | dict(messages=[m | {'content': _separated(m['content'])} if m.__class__ is dict and m.get('role')=='tool' and m.get('content').__class__ is list else m for m in msgs])
+def _texts_apart(m):
+    if m.__class__ is not dict or m.get('role')!='tool' or m.get('content').__class__ is not list or not _gemini_joins_texts(): return m
+    return m if (c := _separated(m['content'])) is m['content'] else m | {'content': c}
 
-_adapters.append(_gemini_tool_texts)
+_gemini_fixes.append(_texts_apart)
 
 # %% ../nbs/04_providers.ipynb #9e453b84
-def _empty_beside_calls(m):
-    c = m.get('content') if m.__class__ is dict else getattr(m, 'content', None)  # (read first: most messages stop here)
-    return c=='' and _get(m, 'role')=='assistant' and bool(_get(m, 'tool_calls'))
+def _no_empty_text(m):
+    d = _fields_of(m) or {'content': _get(m, 'content')}
+    return _msg_copy(m) | {'content': None} if d.get('content')=='' and _get(m, 'role')=='assistant' and _get(m, 'tool_calls') else m
 
-def _gemini_empty_texts(kw):
-    msgs = kw.get('messages') or []
-    if not _for_gemini(kw) or not any(map(_empty_beside_calls, msgs)): return kw
-    return kw | dict(messages=[_msg_copy(m) | {'content': None} if _empty_beside_calls(m) else m for m in msgs])
-
-_adapters.append(_gemini_empty_texts)
+_gemini_fixes.append(_no_empty_text)
 
 # %% ../nbs/04_providers.ipynb #5e250993
 import copy, inspect
