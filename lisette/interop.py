@@ -15,7 +15,7 @@ from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_types, _nonblank, _audio_problem, max_cache_ckpts
 from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
-from .tools import _provider_ran, _tc_id, _tc_name
+from .tools import _provider_ran, _provider_marked, _tc_id, _tc_name
 from .providers import paused_msg
 from .context import _msgs_bound, _bytes_bound
 from .usage import UsageStats
@@ -59,8 +59,7 @@ def _odd(p):
 
 def _providers_calls(m):
     "{id: name} of the calls in assistant message `m` the provider runs itself (`srvtoolu_` ones it ran, left pending in a paused turn, or marked its own by the chat)"
-    own = (_get(m, 'provider_specific_fields') or {}).get('lisette_provider_calls')
-    ran = _provider_ran(m) | ({x for x in own if isinstance(x, str)} if isinstance(own, list) else set())
+    ran = _provider_ran(m) | _provider_marked(m)
     res = {_tc_id(tc): _tc_name(tc) for tc in _get(m, 'tool_calls') or [] if _tc_id(tc) in ran}
     return res | _unran_srv(m) if paused_msg(m) else res
 

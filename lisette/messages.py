@@ -376,7 +376,7 @@ def _part_problem(j, p, role=None):
     if p['type']=='file' and not isinstance(p.get('file'), dict): return f'content[{j}].file', "must be a dict (with 'file_data' or 'file_id')"
     if p['type']=='image_url' and (pr := _image_problem(p.get('image_url'))): return f'content[{j}].image_url', pr
 
-_image_mimes = ('image/jpeg', 'image/jpg', 'image/png', 'image/gif', 'image/webp', 'image/heic', 'image/heif')  # what some provider takes (Anthropic and OpenAI the first five)
+_image_mimes = (*(k for k,v in media_kinds.items() if v=='image'), 'image/jpg', 'image/heic', 'image/heif')  # what some provider takes (Anthropic and OpenAI all but the HEIF two)
 _b64_chars = re.compile(r'[A-Za-z0-9+/_\-\s]*=*\s*')  # (standard or URL-safe, maybe broken into lines)
 
 def _image_problem(u):

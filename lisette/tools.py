@@ -293,6 +293,11 @@ def _provider_ran(m):
     return {tid for k in _srv_result_keys for r in (psf.get(k) or []) if isinstance(r, dict)
             and isinstance(tid := r.get('tool_use_id'), str) and tid.startswith('srvtoolu_')}
 
+def _provider_marked(m):
+    "Ids of the calls in message `m` that `Chat` marked the provider's own (`lisette_provider_calls`: they came without their result)"
+    own = (_get(m, 'provider_specific_fields') or {}).get('lisette_provider_calls')
+    return {x for x in own if isinstance(x, str)} if isinstance(own, list) else set()
+
 def _filter_srvtools(m):
     "Tool calls of assistant message `m` we must run or answer (all but those the provider ran); a bare list of calls is judged by id"
     if isinstance(m, list): return [tc for tc in m if not str(_tc_id(tc)).startswith('srvtoolu_')]
