@@ -21,7 +21,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls
 from .tools import *
-from .tools import _tool_schemas, _parse_args, _bind, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _tc_id, _tc_name, run_parallel, _sync_result
+from .tools import _tool_schemas, _parse_args, _bind, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
 from litellm import completion_cost
 from .stream import *
@@ -382,8 +382,7 @@ def _special(self:Chat):
 @patch
 def _prep_msg(self:Chat, msg=None, prefill=None):
     "Prepare the messages list for the API call"
-    self._hist += (took := self._steer.take())  # messages interjected (`chat.interject`) since the last request
-    if took: self._interjected = [*getattr(self, '_interjected', ()), *took]  # (a failed turn gives them back to the mailbox)
+    self._hist += self._steer.take()  # messages interjected (`chat.interject`) since the last request
     if msg is not None:
         new = mk_msgs([msg])
         for m in new:
@@ -595,12 +594,9 @@ def _max_hist_ckpts(self:Chat):
 @patch
 def _repair(self:Chat, start):
     "After a failed turn: drop trailing prompts we added, answer dangling tool calls (with their results if they finished), roll back an empty turn"
-    h, fin, took = self._hist, self.__dict__.pop('_finished', None) or {}, self.__dict__.pop('_interjected', None) or []
-    back = []
-    while len(h)>start and _role(h[-1])=='user':
-        if any(m is h[-1] for m in took): back.insert(0, h[-1])
-        h.pop()
-    if back: self._steer.give_back(back)  # interjected during the turn, never answered: they go with the next request
+    h, fin, dropped = self._hist, self.__dict__.pop('_finished', None) or {}, []
+    while len(h)>start and _role(h[-1])=='user': dropped.insert(0, h.pop())
+    self._steer.give_back(dropped)  # those interjected during the turn, never answered, go with the next request
     answered = {o.get('tool_call_id') for o in h[start:] if isinstance(o, dict) and o.get('role')=='tool'}
     for i in range(start, len(h)):
         for tc in _client_calls(h[i]) if _role(h[i])=='assistant' else []:
@@ -811,7 +807,7 @@ def _client_calls(m):
     "The tool calls of assistant message `m` that are ours to run and answer: all but the provider's own, run, or still to run in a paused turn"
     tcs = _filter_srvtools(m)  # (a `srvtoolu_` id alone proves nothing: another provider may use it for a client call, which needs its answer)
     if paused_msg(m): return _filter_srvtools(tcs)  # a paused turn's pending search is the provider's to finish: never answered here
-    own = (_get(m, 'provider_specific_fields') or {}).get('lisette_provider_calls')
+    own = _provider_marked(m)
     return [tc for tc in tcs if _tc_id(tc) not in own] if own else tcs
 
 def _provider_tool_names(t, chat):
@@ -871,7 +867,6 @@ def _turn(self:Chat, msg=None, **kw):
     finally:
         t.steer.end()
         if not ok: self._repair(t.start)
-        self.__dict__.pop('_interjected', None)  # (kept for `_repair` only while the turn runs)
 
 # %% ../nbs/06_chat.ipynb #bac8a90b
 class ChatBusyError(RuntimeError):
@@ -1292,26 +1287,25 @@ class AsyncChat(Chat):
         "Take this chat's turn lock, first waiting a moment for a stream left just before (`break`) that the event loop is closing"
         # Python never closes an async generator on `break`: the loop does, a few of its turns later (more through
         # wrappers); once it has begun (`_ending`), its connection closes in at most a moment
-        # another task's turn that is running (not parked at an item its caller holds) is no stream left: busy at once
+        # another task's turn that does not stream to its caller is no stream left: busy at once
         t0, d = time.monotonic(), self.__dict__
         while True:
             try: return self._claim()
             except ChatBusyError:
-                if not (d.get('_ending') or d.get('_parked')) or time.monotonic()-t0 > (5 if d.get('_ending') else 0.05): raise
+                if not (d.get('_ending') or d.get('_streams')) or time.monotonic()-t0 > (5 if d.get('_ending') else 0.05): raise
             await asyncio.sleep(0.001)
 
     async def _drive(self, eng, stream):
         send, exc, lock = None, None, await self._aclaim()
+        self._streams = bool(stream)  # (its caller holds the items: `_aclaim` waits a moment for one left by `break`)
         try:
             while True:
                 try: cmd = eng.throw(exc) if exc is not None else eng.send(send)
                 except StopIteration: return
                 send, exc = None, None
                 if isinstance(cmd, _Out):
-                    self._parked = True
                     try: yield cmd.o
                     except GeneratorExit: self._ending = True; raise  # (the caller left: `_aclaim` waits for the end)
-                    finally: self._parked = False
                     continue
                 if isinstance(cmd, _Sleep):
                     await asyncio.sleep(cmd.secs)
@@ -1333,10 +1327,8 @@ class AsyncChat(Chat):
                                 async for o in _atimed(keep_built(watch_reply(r)), lim):
                                     seen(o); chunks.append(o)
                                     if _for_caller(o):
-                                        self._parked = True
                                         try: yield o
                                         except GeneratorExit: self._ending = True; raise
-                                        finally: self._parked = False
                                 send = _stream_response(r, chunks, seen)
                                 _check_stream(r, send)
                                 done = True
@@ -1352,7 +1344,7 @@ class AsyncChat(Chat):
                 except Exception as e: exc = e
         finally:
             try: eng.close()
-            finally: self.__dict__.pop('_ending', None); lock.release()
+            finally: self.__dict__.pop('_ending', None); self.__dict__.pop('_streams', None); lock.release()
 
     @delegates(Chat.__call__)
     async def __call__(self, msg=None, prefill=None, temp=None, think=None, search=None, stream=None, max_steps=2,

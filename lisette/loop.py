@@ -57,7 +57,7 @@ class StallDetector:
 # %% ../nbs/05c_loop.ipynb #7525372c
 class Steering:
     "A chat's thread-safe mailbox for its running turn: messages to interject, and a stop request"
-    def __init__(self): self._lock, self._msgs, self._stop, self._running = threading.Lock(), [], None, False
+    def __init__(self): self._lock, self._msgs, self._stop, self._running, self._taken = threading.Lock(), [], None, False, []
 
     def interject(self, msg):
         "Queue user message `msg` for the next request (the next turn's, when none is running)"
@@ -76,12 +76,12 @@ class Steering:
 
     def take(self)->list:
         "The queued messages, removed from the mailbox"
-        with self._lock: msgs, self._msgs = self._msgs, []
+        with self._lock: msgs, self._msgs = self._msgs, []; self._taken += msgs
         return msgs
 
     def give_back(self, msgs:list):
-        "Put taken messages `msgs` back first in the mailbox (their request failed: they go with the next one)"
-        with self._lock: self._msgs[:0] = msgs
+        "Put those of `msgs` this turn took back first in the mailbox (their request failed: they go with the next one)"
+        with self._lock: self._msgs[:0] = [m for m in msgs if any(m is o for o in self._taken)]
 
     @property
     def pending(self)->bool: return bool(self._msgs)
@@ -92,7 +92,7 @@ class Steering:
 
     def begin(self):
         "A turn starts (returns self)"
-        with self._lock: self._running, self._stop = True, None
+        with self._lock: self._running, self._stop, self._taken = True, None, []
         return self
 
     def end(self):
