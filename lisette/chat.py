@@ -414,6 +414,19 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
 def _temp_dropped(why, t): return f"temp={t} not sent: {why}"
 def _thinks(kw): return 'thinking' in kw or 'reasoning_effort' in kw
 
+def _tool_name(o):
+    "The name of function tool `o` as a request gives it (OpenAI's or Anthropic's layout), or None: a provider's own tool"
+    if not isinstance(o, dict) or o.get('type') not in (None, 'function', 'custom'): return None
+    return (o.get('function') or {}).get('name') if 'function' in o else o.get('name')
+
+@patch
+def _with_callkw_tools(self:Chat, schemas):
+    "The chat's tool `schemas` and the tools the user put in `callkw` (a provider's own), each name once: the chat's wins"
+    ours, extra = {_tool_name(o) for o in schemas} - {None}, self.callkw.get('tools') or ()
+    for n in dict.fromkeys(n for o in extra if (n := _tool_name(o)) in ours):
+        self._adjust(None, 'tools', f"tool {n!r} is in both tools= and callkw['tools']: sent once, as the chat's (providers refuse a name twice)")
+    return [*schemas, *(o for o in extra if _tool_name(o) not in ours)]
+
 @patch
 def _fit_at(self:Chat, msgs):
     "Indices of request `msgs` that are not plain text (as `_prep_msg` built them from the history), or None: all"
@@ -428,7 +441,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     self._req_openai = self._to_openai  # (asked once a request: it reads the environment; its reply is judged by it too)
     msgs = fit_request(self, msgs, self._fit_at(msgs), echo=self._req_openai)  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
     kw = dict(model=m, messages=msgs, **self.callkw)
-    if schemas: kw['tools'] = [*schemas, *(self.callkw.get('tools') or ())]  # (the chat's tools and the provider's own the user put in `callkw`)
+    if schemas: kw['tools'] = self._with_callkw_tools(schemas)
     if tool_choice is not None and schemas: kw['tool_choice'] = tool_choice
     if think:
         tk, eff = think_kw(self._target, think)

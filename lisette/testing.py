@@ -476,6 +476,8 @@ def _check_anthropic(body, turns, fp):
         if (c=='' or c==[]) and not final: return f"messages.{i}: all messages must have non-empty content except for the optional final assistant message"
         for k,b in enumerate(c if isinstance(c, list) else []):
             if isinstance(b, dict) and b.get('type')=='text' and not b.get('text'): return f"messages.{i}.content.{k}.text: text content blocks must be non-empty"
+    names = [t.get('name') for t in body.get('tools') or () if isinstance(t, dict)]
+    if len(names)!=len(set(names)): return "tools: Tool names must be unique."
     n = sum(1 for o in _walk(body) if isinstance(o, dict) and o.get('cache_control'))
     if n>4: return f"A maximum of 4 blocks with cache_control may be provided. Found {n}."
     for i,m in enumerate(msgs):

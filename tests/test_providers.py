@@ -576,6 +576,22 @@ def test_callkw_server_tools_sent_with_the_chats_tools(fake_provider):
     c('fetch https://example.com')
     assert [t['name'] for t in fp.last['tools']] == ['add', 'web_fetch']
 
+@pytest.mark.parametrize('layout', ['openai', 'anthropic'])
+def test_callkw_tool_named_as_a_chat_tool_sent_once(fake_provider, layout):
+    "A function tool given both in `tools=` and in `callkw` goes once (Anthropic refuses 'tool names must be unique'): the chat's, and said"
+    fp = fake_provider
+    def add(a:int, b:int) -> int:
+        "Add two numbers"
+        return a+b
+    dup = ({'type': 'function', 'function': {'name': 'add', 'parameters': {'type': 'object', 'properties': {}}}} if layout=='openai'
+           else {'name': 'add', 'input_schema': {'type': 'object', 'properties': {}}})
+    fp.queue('ok')
+    c = Chat('anthropic/claude-sonnet-4-5', tools=[add], callkw={'tools': [dup, {'type': 'web_fetch_20250910', 'name': 'web_fetch'}]}, **an(fp))
+    with warnings.catch_warnings(record=True) as w: warnings.simplefilter('always'); c('add 1 and 2')
+    assert [t['name'] for t in fp.last['tools']] == ['add', 'web_fetch']
+    assert fp.last['tools'][0]['input_schema']['properties'].keys() == {'a', 'b'}  # the chat's own
+    assert [a.kind for a in c.adjustments if a.kind=='tools'] == ['tools'] and "'add'" in c.adjustments[0].detail and w
+
 def _an_sse(msg):
     "Anthropic stream events of message `msg` (its server and client tool calls, text, and the container on `message_delta`)"
     evs = [('message_start', {'type': 'message_start', 'message': {**msg, 'content': [], 'stop_reason': None}})]
