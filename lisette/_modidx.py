@@ -347,6 +347,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.loop.Steering.stop': ('loop.html#steering.stop', 'lisette/loop.py'),
                               'lisette.loop.Steering.stopping': ('loop.html#steering.stopping', 'lisette/loop.py'),
                               'lisette.loop.Steering.take': ('loop.html#steering.take', 'lisette/loop.py'),
+                              'lisette.loop.Steering.took': ('loop.html#steering.took', 'lisette/loop.py'),
                               'lisette.loop._fmt_call': ('loop.html#_fmt_call', 'lisette/loop.py'),
                               'lisette.loop._text_len': ('loop.html#_text_len', 'lisette/loop.py'),
                               'lisette.loop._texts': ('loop.html#_texts', 'lisette/loop.py'),

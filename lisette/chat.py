@@ -609,7 +609,7 @@ def _repair(self:Chat, start):
     "After a failed turn: drop trailing prompts we added, answer dangling tool calls (with their results if they finished), roll back an empty turn"
     h, fin, dropped = self._hist, self.__dict__.pop('_finished', None) or {}, []
     while len(h)>start and _role(h[-1])=='user': dropped.insert(0, h.pop())
-    self._steer.give_back(dropped)  # those interjected during the turn, never answered, go with the next request
+    self._steer.give_back([m for m in dropped if self._steer.took(m)])  # those interjected during the turn, never answered, go with the next request
     answered = {o.get('tool_call_id') for o in h[start:] if isinstance(o, dict) and o.get('role')=='tool'}
     for i in range(start, len(h)):
         for tc in _client_calls(h[i]) if _role(h[i])=='assistant' else []:
@@ -1300,25 +1300,26 @@ class AsyncChat(Chat):
         "Take this chat's turn lock, first waiting a moment for a stream left just before (`break`) that the event loop is closing"
         # Python never closes an async generator on `break`: the loop does, a few of its turns later (more through
         # wrappers); once it has begun (`_ending`), its connection closes in at most a moment
-        # another task's turn that does not stream to its caller is no stream left: busy at once
+        # another task's turn that is running (not parked at an item its caller holds) is no stream left: busy at once
         t0, d = time.monotonic(), self.__dict__
         while True:
             try: return self._claim()
             except ChatBusyError:
-                if not (d.get('_ending') or d.get('_streams')) or time.monotonic()-t0 > (5 if d.get('_ending') else 0.05): raise
+                if not (d.get('_ending') or d.get('_parked')) or time.monotonic()-t0 > (5 if d.get('_ending') else 0.05): raise
             await asyncio.sleep(0.001)
 
     async def _drive(self, eng, stream):
         send, exc, lock = None, None, await self._aclaim()
-        self._streams = bool(stream)  # (its caller holds the items: `_aclaim` waits a moment for one left by `break`)
         try:
             while True:
                 try: cmd = eng.throw(exc) if exc is not None else eng.send(send)
                 except StopIteration: return
                 send, exc = None, None
                 if isinstance(cmd, _Out):
+                    self._parked = True  # (its caller holds the item: `_aclaim` waits a moment for one left by `break`)
                     try: yield cmd.o
                     except GeneratorExit: self._ending = True; raise  # (the caller left: `_aclaim` waits for the end)
+                    finally: self._parked = False
                     continue
                 if isinstance(cmd, _Sleep):
                     await asyncio.sleep(cmd.secs)
@@ -1340,8 +1341,10 @@ class AsyncChat(Chat):
                                 async for o in _atimed(keep_built(watch_reply(r)), lim):
                                     seen(o); chunks.append(o)
                                     if _for_caller(o):
+                                        self._parked = True
                                         try: yield o
                                         except GeneratorExit: self._ending = True; raise
+                                        finally: self._parked = False
                                 send = _stream_response(r, chunks, seen)
                                 _check_stream(r, send)
                                 done = True
@@ -1357,7 +1360,7 @@ class AsyncChat(Chat):
                 except Exception as e: exc = e
         finally:
             try: eng.close()
-            finally: self.__dict__.pop('_ending', None); self.__dict__.pop('_streams', None); lock.release()
+            finally: self.__dict__.pop('_ending', None); lock.release()
 
     @delegates(Chat.__call__)
     async def __call__(self, msg=None, prefill=None, temp=None, think=None, search=None, stream=None, max_steps=2,

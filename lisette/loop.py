@@ -76,12 +76,18 @@ class Steering:
 
     def take(self)->list:
         "The queued messages, removed from the mailbox"
-        with self._lock: msgs, self._msgs = self._msgs, []; self._taken += msgs
+        with self._lock:
+            msgs, self._msgs = self._msgs, []
+            if self._running: self._taken += msgs  # (kept for the running turn only: `took`)
         return msgs
 
+    def took(self, m)->bool:
+        "Whether the running (or last) turn took message `m` out of the mailbox"
+        return any(m is o for o in self._taken)
+
     def give_back(self, msgs:list):
-        "Put those of `msgs` this turn took back first in the mailbox (their request failed: they go with the next one)"
-        with self._lock: self._msgs[:0] = [m for m in msgs if any(m is o for o in self._taken)]
+        "Put taken messages `msgs` back first in the mailbox (their request failed: they go with the next one)"
+        with self._lock: self._msgs[:0] = msgs
 
     @property
     def pending(self)->bool: return bool(self._msgs)

@@ -365,13 +365,19 @@ def test_threads_sharing_a_chat(proto):
     assert check_hist(chat.hist) is None and len(chat.hist) == 2*len(done) == 2*len(fp.requests)
     assert [_role(o) for o in chat.hist] == ['user', 'assistant']*len(done)
 
+@pytest.mark.parametrize('stream', [False, True])
 @pytest.mark.parametrize('delay', [0, 0.05])
-def test_async_tasks_sharing_a_chat(proto, delay):
-    "Six turns at once on one AsyncChat: the first runs, the others are busy at once, whatever the provider's latency (which decided how many ran, and in what order)"
+def test_async_tasks_sharing_a_chat(proto, delay, stream):
+    """Six turns at once on one AsyncChat: the first runs, the others are busy at once, whatever the provider's latency (which decided how many ran, and in what order);
+    streamed turns too (a turn that streams waits only for one left at an item by `break`, not for one running)"""
     fp, m, kw = proto
     fp.respond_with(lambda body, path: Reply("ok", delay=delay))
     chat = AsyncChat(m, **kw)
-    async def main(): return await asyncio.gather(*(chat(f"q{i}") for i in range(6)), return_exceptions=True)
+    async def turn(q):
+        if not stream: return await chat(q)
+        async for o in await chat(q, stream=True): pass
+        return o
+    async def main(): return await asyncio.gather(*(turn(f"q{i}") for i in range(6)), return_exceptions=True)
     res = asyncio.run(main())
     ok = [r for r in res if not isinstance(r, Exception)]
     assert all(isinstance(r, ChatBusyError) for r in res[1:]) and not isinstance(res[0], Exception) and len(ok) == 1
