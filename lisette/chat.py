@@ -415,14 +415,19 @@ def _temp_dropped(why, t): return f"temp={t} not sent: {why}"
 def _thinks(kw): return 'thinking' in kw or 'reasoning_effort' in kw
 
 def _tool_name(o):
-    "The name of function tool `o` as a request gives it (OpenAI's or Anthropic's layout), or None: a provider's own tool"
-    if not isinstance(o, dict) or o.get('type') not in (None, 'function', 'custom'): return None
-    return (o.get('function') or {}).get('name') if 'function' in o else o.get('name')
+    "The name tool dict `o` of a request gives its calls (OpenAI's layout or Anthropic's), or None"
+    f = o.get('function') if isinstance(o, dict) else None
+    n = f.get('name') if isinstance(f, dict) else o.get('name') if isinstance(o, dict) else None
+    return n if isinstance(n, str) else None
 
 @patch
 def _with_callkw_tools(self:Chat, schemas):
     "The chat's tool `schemas` and the tools the user put in `callkw` (a provider's own), each name once: the chat's wins"
-    ours, extra = {_tool_name(o) for o in schemas} - {None}, self.callkw.get('tools') or ()
+    ours, extra = {_tool_name(o) for o in schemas} - {None}, list(self.callkw.get('tools') or ())
+    for o in extra:
+        if (n := _tool_name(o)) in ours and o.get('type') not in (None, 'function', 'custom'):
+            raise ValueError(f"tool name {n!r} is both a tool of the chat's and the provider's tool {o.get('type')!r} in callkw['tools']: "
+                             "providers refuse a name twice; rename the function")
     for n in dict.fromkeys(n for o in extra if (n := _tool_name(o)) in ours):
         self._adjust(None, 'tools', f"tool {n!r} is in both tools= and callkw['tools']: sent once, as the chat's (providers refuse a name twice)")
     return [*schemas, *(o for o in extra if _tool_name(o) not in ours)]

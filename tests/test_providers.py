@@ -592,6 +592,19 @@ def test_callkw_tool_named_as_a_chat_tool_sent_once(fake_provider, layout):
     assert fp.last['tools'][0]['input_schema']['properties'].keys() == {'a', 'b'}  # the chat's own
     assert [a.kind for a in c.adjustments if a.kind=='tools'] == ['tools'] and "'add'" in c.adjustments[0].detail and w
 
+def test_callkw_provider_tool_named_as_a_chat_tool_refused(fake_provider):
+    "A provider's tool in `callkw` named as one of the chat's functions (Anthropic's bash beside a Python `bash`) is refused with the fix named, not sent twice; odd tool dicts and a generator of them pass as given"
+    fp = fake_provider
+    def bash(command:str) -> str:
+        "Run a command"
+        return ''
+    c = Chat('anthropic/claude-sonnet-4-5', tools=[bash], callkw={'tools': [{'type': 'bash_20250124', 'name': 'bash'}]}, **an(fp))
+    with pytest.raises(ValueError, match="'bash'.*rename the function"): c('list files')
+    assert not fp.requests and c.hist == []
+    odd = [{'type': 'function', 'function': 'x'}, {'name': ['a']}]
+    assert Chat('m', tools=[bash], callkw={'tools': odd})._with_callkw_tools(['s']) == ['s', *odd]
+    assert Chat('m', tools=[bash], callkw={'tools': (t for t in odd)})._with_callkw_tools(['s']) == ['s', *odd]
+
 def _an_sse(msg):
     "Anthropic stream events of message `msg` (its server and client tool calls, text, and the container on `message_delta`)"
     evs = [('message_start', {'type': 'message_start', 'message': {**msg, 'content': [], 'stop_reason': None}})]
