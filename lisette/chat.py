@@ -1035,8 +1035,9 @@ async def _atimed(r, lim):
 def _incomplete(r, resp=None, why='', head="The stream ended before the provider finished its answer"):
     "The `IncompleteStreamError` for stream `r`, which ended before the provider finished its answer (`resp`: what it built)"
     m, ct = contents(resp) if resp is not None else None, stream_content_type(r)
-    txt, ntc = (m and m.content) or '', len((m and m.tool_calls) or [])
-    got = ' and '.join(filter(None, [txt and f"{len(txt)} characters of text ({_trunc_str(txt, 60, skip=0)!r})", ntc and f"{ntc} tool call(s)"]))
+    txt, ntc, th = (m and m.content) or '', len((m and m.tool_calls) or []), (m and getattr(m, 'reasoning_content', None)) or ''
+    got = ' and '.join(filter(None, [txt and f"{len(txt)} characters of text ({_trunc_str(txt, 60, skip=0)!r})", ntc and f"{ntc} tool call(s)",
+                                     th and f"{len(th)} characters of thinking"]))
     return IncompleteStreamError(f"{head} ({why or 'no finish reason'}): it sent "
                                  f"{got or 'no answer at all'}{f', as {ct!r}' if ct else ''}. Nothing was added to the history; "
                                  "not retried, as the provider may have billed it.")
@@ -1084,6 +1085,8 @@ def _nothing_in(res):
     m = contents(res) if res is not None else None
     return m is None or not (m.content or m.tool_calls or any(getattr(m, k, None) for k in ('reasoning_content', 'thinking_blocks', 'reasoning_items', 'refusal')))
 
+_busy_errors = (litellm.RateLimitError, litellm.ServiceUnavailableError, litellm.InternalServerError)  # (unbilled before an answer: retried)
+
 def _stream_failure(e, seen, r, chunks=()):
     "The error to raise for failure `e` of stream `r` (`chunks`: what arrived), marked `lisette_midstream` when the provider had answered (never re-sent)"
     replied = stream_replied(r)
@@ -1091,10 +1094,11 @@ def _stream_failure(e, seen, r, chunks=()):
         # (from 1.110 litellm raises this itself for events that end before a finish reason, which `_check_stream` found before)
         try: got = _build(chunks) if chunks else None
         except Exception: got = None
-        if isinstance(pe := stream_error(e), (litellm.RateLimitError, litellm.BadRequestError)) and _nothing_in(got) and not _unread_why(r, e):
+        if isinstance(pe := stream_error(e), (*_busy_errors, litellm.BadRequestError)) and _nothing_in(got) and not _unread_why(r, e):
             # the provider refused the request in a 2xx stream before any answer (a Responses `response.failed` rate limit, a flagged
-            # prompt's `error` event): raised as itself, as a reply that is not streamed raises it; a rate limit is retried
-            pe.lisette_midstream = not isinstance(pe, litellm.RateLimitError)
+            # prompt's `error` event, Anthropic's `overloaded_error`): raised as itself, as a reply that is not streamed raises it;
+            # a rate limit or an overload is retried, as its error status is
+            pe.lisette_midstream = not isinstance(pe, _busy_errors)
             return pe
         if repeat_guard(e):  # litellm's own guard, not the provider: say so, and how to let such a text through
             err = _incomplete(r, got, head="litellm stopped reading the stream before the provider finished its answer",
@@ -1105,7 +1109,7 @@ def _stream_failure(e, seen, r, chunks=()):
         err.__cause__, e, mid = e, err, True
     elif seen.n: mid = True
     elif replied is False: e, mid = stream_error(e), False  # an error status, raised when the stream was first read: as if raised at once
-    else: mid = replied or not isinstance(e, (litellm.RateLimitError, litellm.ServiceUnavailableError, litellm.InternalServerError))
+    else: mid = replied or not isinstance(e, _busy_errors)
     e.lisette_midstream = mid
     return e
 

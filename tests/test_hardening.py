@@ -793,3 +793,18 @@ def test_provider_refusal_in_a_stream_before_any_answer(fake_provider, ev, aio):
     else:
         with pytest.raises(litellm.ContentPolicyViolationError, match='flagged'): run()
         assert chat.hist == [] and len(fp.requests) == 1
+
+_an_overloaded = b'event: error\ndata: {"type":"error","error":{"details":null,"type":"overloaded_error","message":"Overloaded"}              }\n\n'  # (as Helicone's PR #4678 records it)
+_an_start = ('event: message_start\ndata: ' + json.dumps({"type": "message_start", "message": {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+             "content": [], "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}}) + '\n\nevent: ping\ndata: {"type": "ping"}\n\n').encode()
+
+@pytest.mark.parametrize('aio', [False, True])
+@pytest.mark.parametrize('started', [False, True])
+def test_anthropic_overload_in_a_stream_retried(fake_provider, started, aio):
+    "Anthropic's `overloaded_error` event in a 2xx stream before any answer is the overload its 529 is: retried (it was an IncompleteStreamError saying it may have been billed)"
+    fp = fake_provider
+    fp.queue(Reply(raw=(_an_start if started else b'') + _an_overloaded, headers={'content-type': 'text/event-stream'}), 'Paris.')
+    chat = (AsyncChat if aio else Chat)('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k', retries=2)
+    async def arun(): return [o async for o in await chat("Capital of France?", stream=True)]
+    asyncio.run(arun()) if aio else _stream(chat, "Capital of France?")
+    assert chat.hist[-1].content == 'Paris.' and len(fp.requests) == 2
