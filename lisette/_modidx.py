@@ -781,6 +781,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.stream.mk_stream_chunk': ('stream.html#mk_stream_chunk', 'lisette/stream.py'),
                                 'lisette.stream.mk_tr_details': ('stream.html#mk_tr_details', 'lisette/stream.py'),
                                 'lisette.stream.print_stream': ('stream.html#print_stream', 'lisette/stream.py'),
+                                'lisette.stream.stream_chunk_builder': ('stream.html#stream_chunk_builder', 'lisette/stream.py'),
                                 'lisette.stream.stream_with_complete': ('stream.html#stream_with_complete', 'lisette/stream.py'),
                                 'lisette.stream.trunc_param': ('stream.html#trunc_param', 'lisette/stream.py')},
             'lisette.switch': { 'lisette.switch._ResultIds': ('switch.html#_resultids', 'lisette/switch.py'),

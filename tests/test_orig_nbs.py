@@ -111,10 +111,10 @@ def test_core_star_import():
     ns = {}
     exec('from lisette.core import *', ns)
     assert set(lisette.__all__) <= set(ns)
-    # the names of the original's `lisette.core.__all__` (0.1.36) that the documented API has (not its patched litellm `stream_chunk_builder`)
+    # the names of the original's `lisette.core.__all__` (0.1.36) that the documented API has
     orig = '''haik45 sonn45 sonn sonn46 opus46 opus gpt54 gpt54m tool_dtls_tag re_tools token_dtls_tag re_token
               codex54m codex54 codex55 codex53spark effort kimi qwen3p6p dsf dsp patch_litellm remove_cache_ckpts contents
               stop_reason mk_msg split_tools fmt2hist mk_msgs stream_with_complete lite_mk_func ToolResponse cite_footnote
               cite_footnotes Chat add_warning random_tool_id mk_tc mk_tc_req mk_tc_result mk_tc_results astream_with_complete
-              AsyncChat mk_tr_details StreamFormatter AsyncStreamFormatter display_stream adisplay_stream'''.split()
+              AsyncChat mk_tr_details StreamFormatter AsyncStreamFormatter display_stream adisplay_stream stream_chunk_builder'''.split()
     assert [n for n in orig if n not in ns] == []

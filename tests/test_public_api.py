@@ -3,7 +3,9 @@
 `from lisette import *` and `lisette.core` (the original's one module) must provide every documented name, and the
 signatures the docs show must still accept the same calls: the same parameters in the same order with the same
 defaults. New parameters may follow the documented ones, with defaults, so calls written for the original still work."""
-import inspect, types
+import inspect
+import types
+from lisette.testing import Reply
 import pytest
 import lisette, lisette.core
 from litellm import completion
@@ -14,7 +16,7 @@ DOCUMENTED = '''patch_litellm stop_reason contents remove_cache_ckpts mk_msg mk_
     stream_with_complete astream_with_complete delta_text mk_stream_chunk lite_mk_func ToolResponse StopResponse structured
     cite_footnote cite_footnotes search_count UsageStats Chat AsyncChat add_warning random_tool_id mk_tc mk_tc_req
     mk_tc_result mk_tc_results mk_tr_details trunc_param StreamFormatter AsyncStreamFormatter display_stream adisplay_stream
-    haik45 sonn sonn46 opus gpt54 gpt54m codex55 codex53spark qwen3p6p dsf'''.split()
+    haik45 sonn sonn46 opus gpt54 gpt54m codex55 codex53spark qwen3p6p dsf stream_chunk_builder'''.split()
 # Public in the original lisette though the rendered docs never show them by name
 ORIGINAL_TOO = 'tool_dtls_tag token_dtls_tag FullResponse sonn45 opus46 kimi dsp codex54 codex54m'.split()
 PUBLIC = DOCUMENTED + ORIGINAL_TOO
@@ -107,7 +109,23 @@ def test_signature(name):
 def test_async_call_is_async():
     assert inspect.iscoroutinefunction(STAR['AsyncChat'].__call__), 'AsyncChat.__call__ is documented as `async def`'
     assert inspect.iscoroutinefunction(STAR['adisplay_stream']), 'adisplay_stream is documented as `async def`'
-    assert inspect.isasyncgenfunction(STAR['astream_with_complete']), 'astream_with_complete must be an async generator'
+
+def test_stream_with_complete_as_documented(fake_provider):
+    "As the original: the sync one's `postproc` gets the whole list at the end and it returns the response; the async one is iterated for the chunks only (each to `postproc`) and keeps the response in `.value`; `stream_chunk_builder` is exported"
+    import asyncio, litellm
+    from fastcore.xtras import SaveReturn
+    fp, kw = fake_provider, dict(api_base=fake_provider.openai_base, api_key='k')
+    fp.queue(Reply("Hey there", chunks=2), Reply("Hey there", chunks=2))
+    got = []
+    r2 = SaveReturn(STAR['stream_with_complete'](litellm.completion('openai/gpt-4o-mini', [{'role': 'user', 'content': 'Hey'}], stream=True, **kw), postproc=got.append))
+    chunks = list(r2)
+    assert got == [chunks] and STAR['contents'](r2.value).content == 'Hey there'
+    assert STAR['contents'](STAR['stream_chunk_builder'](chunks)).content == 'Hey there'
+    async def arun():
+        seen, r = [], STAR['astream_with_complete'](await litellm.acompletion('openai/gpt-4o-mini', [{'role': 'user', 'content': 'Hey'}], stream=True, **kw), postproc=lambda o: seen.append(o))
+        return seen, [o async for o in r], r.value
+    seen, items, value = asyncio.run(arun())
+    assert seen == items and all(hasattr(o.choices[0], 'delta') for o in items) and STAR['contents'](value).content == 'Hey there'
 
 def test_mk_stream_chunk_takes_kwargs():
     ps = _params(STAR['mk_stream_chunk'])
