@@ -146,10 +146,11 @@ def _trunc_str(s, mx=2000, skip=10):
 # %% ../nbs/05_stream.ipynb #942e00b7
 def trunc_param(v, mx:int=40):
     "Truncate and escape param value for display"
-    s = re.sub(r'\s*\n\s*', '', str(v))
+    s = re.sub(r'\s*\n\s*', '', str(v)).replace('`', r'\`')
     if len(s)>2 and s[0]==s[-1]=='𝍁': s = s[1:-1]  # the marks are not shown; a summary is short all the same
-    if len(s)>mx: s = repr(s[:_safe_cut(s, mx-3)]+'…')
-    return html.escape(s)
+    if len(s)>mx: s = s[:_safe_cut(s, mx-3)]+'…'
+    try: return json.loads(s)  # a number, a JSON object... as it is
+    except ValueError: return repr(s).replace('\\\\', '\\')  # text, quoted (its backslashes single)
 
 def _short_repr(v, mx=40):
     s = repr(v)
@@ -180,7 +181,7 @@ def mk_tr_details(tr, tc, mx:int=2000):
     c = tr.get('content')
     res = {'id': tr['tool_call_id'], 'call': {'function': _tc_name(tc), 'arguments': args},
            'result': _trunc_obj(c, mx) if isinstance(c, list) else _trunc_str(c, mx=mx)}
-    summ = html.escape(f"{_fmt_call(tc, args)}→") + trunc_param(c)
+    summ = html.escape(f"{_fmt_call(tc, args)}→{trunc_param(c)}")
     return f"\n\n{tool_dtls_tag}\n<summary><code>{summ}</code></summary>\n\n```json\n{json.dumps(res, indent=2)}\n```\n\n</details>\n\n"
 
 # %% ../nbs/05_stream.ipynb #5c62841f

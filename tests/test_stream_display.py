@@ -131,7 +131,7 @@ def test_tool_summary_escapes_quotes_and_roundtrips(proto):
     chat = Chat(model, tools=[quote_tool], **kw)
     fmt = StreamFormatter()
     for _ in fmt.format_stream(chat('Greet', stream=True)): pass
-    assert '<summary><code>quote_tool(who=&quot;O&#x27;Brien&quot;)→It&#x27;s &#x27;O&#x27;Brien&#x27;</code></summary>' in fmt.outp
+    assert '<summary><code>quote_tool(who=&quot;O&#x27;Brien&quot;)→&quot;It&#x27;s &#x27;O&#x27;Brien&#x27;&quot;</code></summary>' in fmt.outp  # (text quoted, as the original shows it)
     assert "<code>quote_tool(who=&quot;O&#x27;Brien&quot;)</code> ⏳" in fmt.outp
     h = fmt2hist(fmt.outp)
     assert h[0].tool_calls[0].function.arguments==_args(chat.hist[1])
