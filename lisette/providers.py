@@ -328,7 +328,7 @@ def think_kw(m:str, think)->tuple:
     if not think: return {}, None
     e = _efforts.get(think, think) if isinstance(think, str) else 'medium'
     if 'opus-4-7' in m:
-        e = 'xhigh' if think=='h' else e
+        e = {'h': 'xhigh', 'x': 'max'}.get(think, e)
         return dict(thinking={'type': 'adaptive', 'display': 'summarized'}, output_config={'effort': e}), e
     if think=='x': e = 'xhigh' if model_info(m).get('supports_xhigh_reasoning_effort') else 'high'
     if m.startswith('chatgpt/'): return dict(reasoning={'effort': e, 'summary': 'auto'}), e

@@ -15,6 +15,14 @@ search = [dict(query='otters', url='https://example.com/otters', title='Otters',
 
 # --- unknown models, OpenAI-compatible servers
 
+@pytest.mark.parametrize('think,eff', [('h', 'xhigh'), ('x', 'max')])
+def test_opus47_think_efforts(fake_provider, think, eff):
+    "think='x' on Opus 4.7 is its `max` effort, as the original sends it (it went as 'x', and litellm refused the request)"
+    fp = fake_provider
+    fp.queue('ok')
+    Chat('anthropic/' + opus, **an(fp))('Hi', think=think)
+    assert fp.last['output_config'] == {'effort': eff} and fp.last['thinking']['type'] == 'adaptive'
+
 @pytest.mark.parametrize('stream', [False, True])
 def test_unknown_model_chat(fake_provider, stream):
     fp = fake_provider
