@@ -104,6 +104,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat.Chat.interject': ('chat.html#chat.interject', 'lisette/chat.py'),
                               'lisette.chat.Chat.print_hist': ('chat.html#chat.print_hist', 'lisette/chat.py'),
                               'lisette.chat.Chat.stop': ('chat.html#chat.stop', 'lisette/chat.py'),
+                              'lisette.chat.Chat.tc_refs': ('chat.html#chat.tc_refs', 'lisette/chat.py'),
                               'lisette.chat.Chat.tools': ('chat.html#chat.tools', 'lisette/chat.py'),
                               'lisette.chat.ChatBusyError': ('chat.html#chatbusyerror', 'lisette/chat.py'),
                               'lisette.chat.ChatTimeout': ('chat.html#chattimeout', 'lisette/chat.py'),

@@ -230,6 +230,8 @@ class Chat:
     def tools(self): return self._tools
     @tools.setter
     def tools(self, v): self._tools = listify(v); self.tool_schemas = _tool_schemas(self._tools)
+    @property
+    def tc_refs(self)->bool: return self.tc_res is not None  # (as made: the system prompt says so)
 
     def print_hist(self):
         "Print each message on a different line"

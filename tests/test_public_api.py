@@ -161,3 +161,9 @@ def test_knobs_importable_not_star_exported():
         assert n not in STAR, f'{n!r} is a knob or plumbing, yet `from lisette import *` exports it'
     assert lisette.chat.max_pauses == 5 and lisette.chat.retry_max_wait == 30. and isinstance(lisette.usage.SCHEMA_VERSION, int)
     assert callable(lisette.providers.missing_keys)
+
+def test_chat_keeps_its_settings_as_attributes():
+    "Every parameter of `Chat` is an attribute of the chat, as the original's `store_attr()` made them (`chat.tc_refs` was missing)"
+    c = STAR['Chat']('claude-sonnet-4-5', tc_refs=True)
+    assert [p for p in inspect.signature(STAR['Chat'].__init__).parameters if p!='self' and not hasattr(c, p)] == []
+    assert c.tc_refs is True and STAR['Chat']('claude-sonnet-4-5').tc_refs is False
