@@ -203,7 +203,12 @@ def _fit_refusal(m, kind, model, notes, i, set_):
         notes.append((i, f"refusal sent as text ({who} has no refusal parts)"))
     if (rf := _get(m, 'refusal')) is not None:
         set_('refusal', None)
-        if isinstance(rf, str) and not _blank(rf) and rf!=_get(m, 'content'): notes.append((i, f"refusal {_short(rf)!r} left out ({who} takes no refusal field)"))
+        if isinstance(rf, str) and not _blank(rf) and not _said(rf, _get(m, 'content')): notes.append((i, f"refusal {_short(rf)!r} left out ({who} takes no refusal field)"))
+
+def _said(rf, c):
+    "Are refusal `rf`'s words in content `c` (a string, or parts)? Then leaving the field out loses nothing (Anthropic's own refusals: litellm copies the explanation to both)"
+    t = c if isinstance(c, str) else ' '.join(p.get('text') or '' for p in c or () if isinstance(p, dict))
+    return rf.strip() in t
 
 def _short(s, n=60): return s if len(s)<=n else s[:n-1]+'…'
 
