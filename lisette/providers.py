@@ -451,20 +451,41 @@ def _mark_pause(psf_owner, why='pause_turn'):
     "Record `stop_reason: why` (a pause) in `psf_owner.provider_specific_fields`"
     psf_owner.provider_specific_fields = {**(psf_owner.provider_specific_fields or {}), 'stop_reason': why}
 
+@functools.cache
+def _litellm_maps_window_stop():
+    "Does the installed litellm map Anthropic's `model_context_window_exceeded` to 'length'? (1.106.2 maps it to 'stop': a cut-off answer looked complete)"
+    from litellm.litellm_core_utils.core_helpers import _FINISH_REASON_MAP
+    return 'model_context_window_exceeded' in _FINISH_REASON_MAP
+
+@functools.cache
+def _litellm_keeps_refusal_why():
+    "Does the installed litellm keep a refusal's `stop_details.explanation` (as the message's `refusal`)? (1.106.2 drops it)"
+    from litellm.llms.anthropic import common_utils
+    return hasattr(common_utils, 'refusal_params')
+
+def _mend_stop(owner, choice, stop, details):
+    "Mend what litellm 1.106 loses of Anthropic stop reason `stop` (and its `details`) on message or delta `owner` of `choice`"
+    if stop=='pause_turn' and not _litellm_keeps_pause(): _mark_pause(owner)
+    elif stop=='model_context_window_exceeded' and not _litellm_maps_window_stop(): choice.finish_reason = 'length'
+    elif stop=='refusal' and not _litellm_keeps_refusal_why() and isinstance(why := (details or {}).get('explanation'), str) and why and not _get(owner, 'refusal'):
+        owner.refusal = why
+
 def _keep_anthropic_pause():
-    "Wrap litellm's Anthropic response parsers so a paused turn stays visible (idempotent)"
+    "Wrap litellm's Anthropic response parsers so a paused turn, a reply cut off at the context window and a refusal's explanation stay visible (idempotent)"
     from litellm.llms.anthropic.chat.transformation import AnthropicConfig
     from litellm.llms.anthropic.chat.handler import ModelResponseIterator
-    if getattr(AnthropicConfig, '_lisette_pause', False) or _litellm_keeps_pause(): return
+    if getattr(AnthropicConfig, '_lisette_pause', False) or _litellm_keeps_pause() and _litellm_maps_window_stop() and _litellm_keeps_refusal_why(): return
     orig_parse, orig_chunk = AnthropicConfig.transform_parsed_response, ModelResponseIterator.chunk_parser
     def transform_parsed_response(self, completion_response, *args, **kwargs):
         res = orig_parse(self, completion_response, *args, **kwargs)
-        if isinstance(completion_response, dict) and completion_response.get('stop_reason')=='pause_turn':
-            _mark_pause(res.choices[0].message)
+        if isinstance(completion_response, dict) and res.choices:
+            _mend_stop(res.choices[0].message, res.choices[0], completion_response.get('stop_reason'), completion_response.get('stop_details'))
         return res
     def chunk_parser(self, chunk):
         res = orig_chunk(self, chunk)
-        if chunk.get('type')=='message_delta' and nested_idx(chunk, 'delta', 'stop_reason')=='pause_turn': _mark_pause(res.choices[0].delta)
+        if chunk.get('type')=='message_delta' and res.choices:
+            d = chunk.get('delta') or {}
+            _mend_stop(res.choices[0].delta, res.choices[0], d.get('stop_reason'), d.get('stop_details'))
         return res
     AnthropicConfig.transform_parsed_response, ModelResponseIterator.chunk_parser = transform_parsed_response, chunk_parser
     AnthropicConfig._lisette_pause = True

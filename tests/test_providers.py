@@ -107,6 +107,44 @@ def test_anthropic_refusal(fake_provider, stream):
     assert stop_reason(r) == 'content_filter'
     assert 'content filter' in contents(r).content
 
+_an_refusal = {"model": "claude-fable-5", "id": "msg_01RefusalExampleAbcdefghijk", "type": "message", "role": "assistant", "content": [],
+               "stop_reason": "refusal", "stop_details": {"type": "refusal", "category": "cyber", "recommended_model": "claude-fable-5",
+               "explanation": "This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy."},
+               "stop_sequence": None, "usage": {"input_tokens": 18, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 5}}  # (vercel/ai's recorded refusal)
+
+def test_anthropic_refusal_explained_no_switch_note(fake_provider):
+    "A refusal with Anthropic's explanation, then a next turn on the same model: no 'switch' note (its words are in the text already; 1.110 copies them to `refusal` too)"
+    fp = fake_provider
+    fp.queue(Reply(raw=json.dumps(_an_refusal).encode()), 'Sure.')
+    c = Chat('anthropic/' + sonn45, **an(fp))
+    c('do bad thing'); c('ok, something else then')
+    assert 'violative cyber content' in json.dumps(fp.last['messages'][1]) and not [a for a in c.adjustments if a.kind=='switch']
+
+def _an_stream_of(msg):
+    "Anthropic's stream events for message `msg` with text content (its stop reason and details on `message_delta`)"
+    evs = [{'type': 'message_start', 'message': {**msg, 'content': [], 'stop_reason': None, 'stop_details': None}}]
+    for i,b in enumerate(msg['content']):
+        evs += [{'type': 'content_block_start', 'index': i, 'content_block': {'type': 'text', 'text': ''}},
+                {'type': 'content_block_delta', 'index': i, 'delta': {'type': 'text_delta', 'text': b['text']}}, {'type': 'content_block_stop', 'index': i}]
+    evs += [{'type': 'message_delta', 'delta': {'stop_reason': msg['stop_reason'], 'stop_sequence': None, **({'stop_details': msg['stop_details']} if msg.get('stop_details') else {})},
+             'usage': {'output_tokens': 5}}, {'type': 'message_stop'}]
+    return Reply(raw=b''.join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in evs), headers={'content-type': 'text/event-stream'})
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_anthropic_stops_litellm_106_lost(fake_provider, stream):
+    """Two stops litellm 1.106 lost: `model_context_window_exceeded` was a 'stop' (a cut-off answer looked complete, no
+    warning) and a refusal's explanation was dropped (the reply said only that a filter applied). Both as on 1.110 now"""
+    fp = fake_provider
+    cut = {**_an_refusal, 'content': [{'type': 'text', 'text': 'Every morning at exactly 7:03, Unit 7'}], 'stop_reason': 'model_context_window_exceeded', 'stop_details': None}
+    rep = (lambda m: _an_stream_of(m)) if stream else (lambda m: Reply(raw=json.dumps(m).encode()))
+    fp.queue(rep(cut), rep(_an_refusal))
+    c = Chat('anthropic/' + sonn45, **an(fp))
+    last = lambda r: list(r)[-1] if stream else r
+    r = last(c('Write a story', stream=stream))
+    assert stop_reason(r) == 'length' and 'cut off' in contents(r).content
+    r = last(c('do bad thing', stream=stream))
+    assert stop_reason(r) == 'content_filter' and 'violative cyber content' in contents(r).content
+
 def test_anthropic_effort(fake_provider):
     fp = fake_provider
     fp.respond_with(lambda b,p: Reply('12231', thinking='27*453'))
