@@ -45,7 +45,9 @@ def _tokens(v):
 
 def _searches_raw(u, ptd):
     "Web searches in usage fields `u` and their `prompt_tokens_details` `ptd` (from `_fields`), as the provider gave them"
-    return _get(u.get('server_tool_use'), 'web_search_requests') or ptd.get('web_search_requests') or 0
+    # (Anthropic's `server_tool_use`, litellm's Gemini and Responses counts in `prompt_tokens_details`, OpenRouter's `server_tool_use_details`)
+    return (_get(u.get('server_tool_use'), 'web_search_requests') or ptd.get('web_search_requests')
+            or _get(u.get('server_tool_use_details'), 'web_search_requests') or 0)
 
 def _searches(u, ptd):
     "Web searches in usage fields `u` and their `prompt_tokens_details` `ptd`; 0 when the count is impossible (see `_tokens`)"

@@ -188,6 +188,18 @@ def test_search_citations_and_count(proto, stream, request):
     assert chat.use.web_search_requests == (0 if name(proto)=='openai' else 1)
     assert 'https://example.com/otters' in _cited_urls(r, text)
 
+def test_openrouter_search_count(fake_provider):
+    """OpenRouter counts its web searches in `usage.server_tool_use_details` (pydantic-ai's recorded gpt-4.1-mini reply):
+    counted, its billed cost kept. (Streamed, litellm keeps only the usage's cost of OpenRouter's extras: searches 0)"""
+    fp = fake_provider
+    usage = {"prompt_tokens": 8174, "completion_tokens": 30, "total_tokens": 8204, "cost": 0.0133176, "is_byok": False,
+             "prompt_tokens_details": {"cached_tokens": 0}, "server_tool_use_details": {"web_search_requests": 1}}
+    fp.queue(Reply(raw=json.dumps({"id": "gen-1", "object": "chat.completion", "created": 1, "model": "openai/gpt-4.1-mini", "usage": usage,
+                                   "choices": [{"index": 0, "message": {"role": "assistant", "content": "Paris is sunny today."}, "finish_reason": "stop"}]}).encode()))
+    chat = Chat('openrouter/openai/gpt-4.1-mini', api_base=fp.openai_base, api_key='k')
+    r = chat('Weather in Paris?')
+    assert search_count(r) == 1 and chat.use.web_search_requests == 1 and chat.use.cost == pytest.approx(0.0133176)
+
 @pytest.mark.parametrize('stream', [False, True])
 def test_responses_search_count(fake_provider, stream):
     "litellm's Responses->chat conversion drops the web_search_call items; providers._keep_responses_search_count counts them"
