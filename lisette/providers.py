@@ -900,12 +900,27 @@ def native_stop_warning(r)->str|None:
     return _native_warnings.get(psf.get('native_finish_reason')) if isinstance(psf, dict) else None
 
 # %% ../nbs/04_providers.ipynb #1117450d
+import hashlib, random, string
+_alnum = string.ascii_letters+string.digits
+_mistral_id_form = re.compile(r'[a-zA-Z0-9]{9}')  # the tool-call ids Mistral's API takes
+
+def _to_mistral(model)->bool:
+    "Is `model` sent to Mistral's own API (litellm's `mistral/` route, or `codestral/`)?"
+    return isinstance(model, str) and model.lower().startswith(('mistral/', 'codestral/'))
+
+def _mistral_id(tid:str=None)->str:
+    "A tool-call id Mistral takes (9 letters and digits): the same for the same `tid` (a call and its result, request after request), random without one"
+    if tid is None: return ''.join(random.choices(_alnum, k=9))  # (`random`, as `random_tool_id`: `patch_litellm` seeds it)
+    return ''.join(_alnum[b%62] for b in hashlib.sha256(tid.encode()).digest()[:9])
+
+# %% ../nbs/04_providers.ipynb #6326cb08
 import random, string
 from .messages import random_tool_id
 
 def _new_call_id(model=None)->str:
-    "A new tool call id in the style of `model`'s provider: Anthropic's `toolu_…` for Claude (and an unknown model, as before), else OpenAI's `call_…`"
+    "A new tool call id in the style of `model`'s provider: Anthropic's `toolu_…` for Claude (and an unknown model, as before), Mistral's 9 characters for Mistral, else OpenAI's `call_…`"
     if not model or 'claude' in model.lower() or model.startswith('anthropic/'): return random_tool_id()
+    if _to_mistral(model): return _mistral_id()  # (Mistral refuses any other id)
     return 'call_' + ''.join(random.choices(string.ascii_letters+string.digits, k=24))  # (`random`, as `random_tool_id`: `patch_litellm` seeds it)
 
 @functools.cache

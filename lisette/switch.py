@@ -13,15 +13,17 @@ from litellm.types.utils import Function
 from .messages import _get, _nonblank
 from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls, _compacted_only
 from .tools import _tc_id
+from .providers import _to_mistral, _mistral_id, _mistral_id_form
 
 # %% ../nbs/06e_switch.ipynb #84017922
 def provider_kind(model:str)->str:
-    "'anthropic', 'gemini', 'responses', 'deepseek' or 'openai' (Chat Completions and compatible): the format `model` is sent in"
+    "'anthropic', 'gemini', 'responses', 'deepseek', 'mistral' or 'openai' (Chat Completions and compatible): the format `model` is sent in"
     m = model.lower()
     if 'claude' in m or m.startswith('anthropic/'): return 'anthropic'
     if m.startswith(('gemini/', 'vertex_ai/')) and 'gemini' in m: return 'gemini'
     if '/responses/' in m or m.startswith('responses/'): return 'responses'
     if m.startswith('deepseek/'): return 'deepseek'
+    if _to_mistral(m): return 'mistral'
     return 'openai'
 
 # %% ../nbs/06e_switch.ipynb #feec3fef
@@ -48,11 +50,12 @@ def fit_id(tid:str, kind:str)->str:
     if kind!='gemini' and '__thought__' in tid: tid = tid.split('__thought__')[0]
     if kind=='anthropic' and not _an_id.match(tid): tid = re.sub(r'[^a-zA-Z0-9_-]', '_', tid)
     if kind in ('openai', 'responses', 'deepseek') and len(tid)>40: tid = 'call_' + hashlib.sha1(tid.encode()).hexdigest()[:32]
+    if kind=='mistral' and not _mistral_id_form.fullmatch(tid): tid = _mistral_id(tid)
     return tid
 
 # %% ../nbs/06e_switch.ipynb #ee8af42d
 _reasoning_keys = ('thinking_blocks', 'reasoning_items', 'reasoning_content')
-_names = dict(anthropic='Anthropic', gemini='Gemini', responses='OpenAI Responses', openai='OpenAI Chat Completions', deepseek='DeepSeek', text='a Chat Completions provider')
+_names = dict(anthropic='Anthropic', gemini='Gemini', responses='OpenAI Responses', openai='OpenAI Chat Completions', deepseek='DeepSeek', mistral='Mistral', text='a Chat Completions provider')
 
 def _strip_cc(m, set_):
     "Remove the cache checkpoints of copy `m`: True if it had any"
@@ -152,6 +155,10 @@ def _refusal_text(p):
 def _refusals(m): return (c := _get(m, 'content')).__class__ is list and any(p.__class__ is dict and p.get('type')=='refusal' for p in c)
 def _refusal_echo(m): return (psf := _get(m, 'provider_specific_fields')).__class__ is dict and 'refusal' in psf  # (litellm 1.106's `refusal: None` on OpenAI replies)
 
+def _who(kind, model):
+    "Who a note names as the receiver: the model for a server speaking OpenAI's protocol (OpenAI's or another's, Mistral's), else the provider"
+    return model if kind in ('openai', 'mistral') else _names.get(kind, kind)
+
 def _openai_itself(model):
     "Is `model` sent to OpenAI's own Chat Completions (not to another provider speaking its protocol)?"
     # read off the name and litellm's model map: litellm's `get_llm_provider` can start an interactive login (chatgpt/)
@@ -161,7 +168,7 @@ def _openai_itself(model):
 def _audio_as(m, kind, model):
     "How assistant message `m`'s audio reply goes to `model`: ('id', its id) to OpenAI Chat Completions until it expires, else ('text', why); None: it has none"
     if (a := _get(m, 'audio')) is None: return None
-    if kind!='openai' or not _openai_itself(model): return 'text', f"{_names[kind] if kind!='openai' else model} takes no audio replies"
+    if kind!='openai' or not _openai_itself(model): return 'text', f"{_who(kind, model)} takes no audio replies"
     if (exp := _get(a, 'expires_at')) and exp<=time.time(): return 'text', "OpenAI no longer keeps it"
     return ('id', aid) if (aid := _get(a, 'id')) else ('text', "it has no id")
 
@@ -197,7 +204,7 @@ def _fit_audio(m, aa, notes, i, set_):
 
 def _fit_refusal(m, kind, model, notes, i, set_):
     "Send the refusal of assistant message copy `m` to a provider that takes none: its parts as text, its field left out (its words are the text)"
-    who = model if kind=='openai' else _names.get(kind, kind)
+    who = _who(kind, model)
     if _refusals(m):
         set_('content', [_refusal_text(p) if p.__class__ is dict and p.get('type')=='refusal' else p for p in _get(m, 'content')])
         notes.append((i, f"refusal sent as text ({who} has no refusal parts)"))
@@ -225,7 +232,7 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
         if 'server_side_tool_invocations' in ks: notes.append((i, f"Gemini's server-side tool calls (its searches) left out (kept in the history)"))
     if ims := _made_images(m, kind, _openai_itself(model)):
         set_('images', None)
-        notes.append((i, f"{len(ims)} image{'s'*(len(ims)>1)} the model made left out ({model if kind=='openai' else _names.get(kind, kind)} takes no images in a reply; kept in the history)"))
+        notes.append((i, f"{len(ims)} image{'s'*(len(ims)>1)} the model made left out ({_who(kind, model)} takes no images in a reply; kept in the history)"))
     if _compaction(m, kind):
         set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k!='compaction_blocks'} or None)
         notes.append((i, f"Anthropic's compaction of the context left out ({_names.get(kind, kind)} is sent the whole history before it)"))

@@ -60,13 +60,13 @@ def _stops(rep):
     return (_an_stops[s], s) if s in _an_stops else (s, _oa_stops[s])
 
 # %% ../nbs/00_testing.ipynb #a449c60c
-def _norm_tcs(rep, prefix, ids):
-    "Tool calls of `rep` as (id, name, arguments json)"
+def _norm_tcs(rep, prefix, ids, width=24):
+    "Tool calls of `rep` as (id, name, arguments json): an id not given is `prefix` and a number of `width` digits"
     res = []
     for tc in rep.tool_calls:
         if isinstance(tc, (tuple, list)): tc = dict(name=tc[0], arguments=tc[1] if len(tc)>1 else {})
         args = tc.get('arguments', {})
-        res.append((tc.get('id') or f"{prefix}{next(ids):024d}", tc['name'], args if isinstance(args, str) else json.dumps(args)))
+        res.append((tc.get('id') or f"{prefix}{next(ids):0{width}d}", tc['name'], args if isinstance(args, str) else json.dumps(args)))
     return res
 
 def _split_text(text, n=None):
@@ -566,8 +566,18 @@ def _check_responses(body, fp):
         if (nxt.get('type', 'message'), nxt.get('id') if want[1] else None)!=want:
             return f"Item '{it['id']}' of type 'reasoning' was provided without its required following item."
 
+_mistral_name = re.compile(r'(open-)?(mistral|mixtral|magistral|codestral|devstral|ministral|pixtral)-')  # the models of Mistral's own API
+
+def _mistral_ids(body):
+    "Mistral's rule on a request to one of its models: every tool-call id (a call's, a result's) is 9 letters and digits"
+    if not _mistral_name.match(str(body.get('model') or '')): return
+    for m in body.get('messages') or []:
+        for tid in [tc.get('id') for tc in m.get('tool_calls') or [] if isinstance(tc, dict)] + ([m.get('tool_call_id')] if m.get('role')=='tool' else []):
+            if not re.fullmatch(r'[a-zA-Z0-9]{9}', str(tid)): return f"Tool call id was {tid} but must be a-z, A-Z, 0-9, with a length of 9."
+
 def _check_openai(body):
-    "Chat Completions rules: an assistant message has content unless it calls tools; a `tool_calls` list is not empty, a call's name is not empty"
+    "Chat Completions rules: an assistant message has content unless it calls tools; a `tool_calls` list is not empty, a call's name is not empty; Mistral's ids"
+    if e := _mistral_ids(body): return e
     for i,m in enumerate(body.get('messages') or []):
         if m.get('role')=='assistant' and m.get('content') is None and not any(m.get(k) for k in ('tool_calls', 'function_call', 'audio', 'refusal')):
             return f"Missing required parameter: 'messages[{i}].content'."  # (the reference: "Required unless tool_calls or function_call is specified")
@@ -742,7 +752,8 @@ def _render(rep, body, ctx, fp):
         return st, json.dumps(_err_json(proto, st, rep.error or f'HTTP {st}')).encode(), False
     k = next(ids)
     if rep.signature is None: rep = dataclasses.replace(rep, signature=f'fake-signature-{k}' if proto=='anthropic' else 'fake-signature')  # (the others add the reply's number)
-    tcs = _norm_tcs(rep, _tc_prefix[proto], ids)
+    mistral = proto=='openai' and _mistral_name.match(str(body.get('model') or ''))
+    tcs = _norm_tcs(rep, '', ids, 9) if mistral else _norm_tcs(rep, _tc_prefix[proto], ids)  # (Mistral's ids: 9 letters and digits)
     if rep.raw is not None: return rep.status, ([rep.raw] if stream else rep.raw), stream
     if rep.refusal is not None and proto not in ('openai', 'responses'): rep = dataclasses.replace(rep, text=rep.refusal, refusal=None)  # (their refusals are text)
     if proto=='anthropic':

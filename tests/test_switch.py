@@ -1,5 +1,5 @@
 "Switching models mid-chat: a conversation with tools, thinking and web search moves Anthropic -> Gemini -> OpenAI Responses -> OpenAI Chat Completions -> Anthropic, every request accepted by the strict fake provider, every change reported."
-import copy, json
+import copy, json, re
 import pytest
 from lisette import Chat, AsyncChat, contents
 from lisette.testing import Reply
@@ -403,3 +403,47 @@ def test_loop_begun_without_thinking_continued_on_claude_with_thinking(fake_prov
     assert any(a.kind=='think' and a.detail.startswith('thinking left out of this request') for a in c.adjustments)
     c('Another?', think='l')
     assert fp.last['thinking']['type'] == 'enabled'
+
+def _sent_ids(body):
+    "The tool-call ids of a Chat Completions request: its calls', then its results'"
+    ms = body['messages']
+    return [tc['id'] for m in ms for tc in m.get('tool_calls') or []] + [m['tool_call_id'] for m in ms if m['role']=='tool']
+
+def _mistral_form(tid): return bool(re.fullmatch(r'[a-zA-Z0-9]{9}', tid))
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_openai_tool_round_sent_to_mistral(fake_provider, stream):
+    """A gpt-4o tool round, then the chat moves to Mistral, which takes only tool-call ids of 9 letters and digits (it
+    answered 400 "Tool call id was call_… but must be a-z, A-Z, 0-9, with a length of 9."): the call and its result go
+    with one id of that form, said; the history keeps OpenAI's"""
+    fp = fake_provider
+    oid = 'call_NZa7xqfefoaMI2YYHowVXVlU'
+    fp.queue(Reply('Looking.', tool_calls=[dict(name='lookup', arguments={'key': 'a'}, id=oid)]), 'Found.')
+    chat = Chat('openai/gpt-4o', tools=[lookup], api_base=fp.openai_base, api_key='k')
+    r = chat('Look it up', stream=stream)
+    if stream: list(r)
+    chat.model = 'mistral/mistral-small-latest'
+    fp.queue('Still found.')
+    assert contents(chat('And now?')).content == 'Still found.'
+    ids = _sent_ids(fp.last)
+    assert len(ids)==2 and len(set(ids))==1 and _mistral_form(ids[0]), ids
+    assert _tc_id(chat.hist[1]['tool_calls'][0]) == oid
+    assert [d for k,d in chat.adjustments if k=='switch'] == [f"message 1: tool call id {oid} sent as {ids[0]}"]
+    chat.model = 'openai/gpt-4o'; fp.queue('Back.')
+    chat('And on OpenAI?')
+    assert _sent_ids(fp.last) == [oid]*2  # OpenAI gets its own id back
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_ids_lisette_makes_for_mistral(fake_provider, stream):
+    """A Mistral reply's call whose id another call of the chat has is given a new one: of Mistral's form (9 letters and
+    digits), not OpenAI's `call_…` of 29 characters, which Mistral refuses on the next request"""
+    fp = fake_provider
+    fp.queue(*[Reply(tool_calls=[dict(name='lookup', arguments={'key': k}, id='D681PevKs')]) for k in 'ab'], 'Done.')
+    chat = Chat('mistral/mistral-small-latest', tools=[lookup], api_base=fp.openai_base, api_key='k')
+    r = chat('Look both up', stream=stream)
+    if stream: list(r)
+    new = _tc_id(chat.hist[3]['tool_calls'][0])
+    assert new != 'D681PevKs' and _mistral_form(new), new
+    assert any(k=='tool_call_id' and repr(new) in d for k,d in chat.adjustments)
+    assert not [a for a in chat.adjustments if a.kind=='switch']  # sent as it is
+    assert _sent_ids(fp.last) == ['D681PevKs', new, 'D681PevKs', new]

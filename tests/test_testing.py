@@ -466,3 +466,20 @@ def test_short_prefix_not_cached(fake_provider):
     for _ in range(2):
         u = call(fp, AN, msgs=msgs).usage
         assert (u.cache_creation_input_tokens, u.cache_read_input_tokens) == (0, 0)  # below the 1024-token minimum
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_mistral_tool_call_ids(fake_provider, stream):
+    """Mistral's API takes only tool-call ids of 9 letters and digits ("Tool call id was call_… but must be a-z, A-Z, 0-9,
+    with a length of 9."): a request to a Mistral model (by its name) with another id is refused, its replies' calls get
+    ids of that form; any other model's requests and ids are as before"""
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2})]), Reply(tool_calls=[('add', {'a': 1, 'b': 2})]))
+    ids = [call(fp, m, stream, tools=TOOLS).choices[0].message.tool_calls[0].id for m in ('mistral/mistral-small-latest', OA)]
+    assert len(ids[0])==9 and ids[0].isalnum() and ids[1].startswith('call_') and len(ids[1])==29, ids
+    def round_(tid): return HI + [{'role': 'assistant', 'content': None, 'tool_calls': [{'id': tid, 'type': 'function', 'function': {'name': 'add', 'arguments': '{"a": 1, "b": 2}'}}]},
+                                  {'role': 'tool', 'tool_call_id': tid, 'content': '3'}]
+    fp.queue('ok', 'ok', 'ok')
+    with pytest.raises(litellm.BadRequestError, match='Tool call id was call_NZa7xqfefoaMI2YYHowVXVlU but must be a-z, A-Z, 0-9, with a length of 9'):
+        call(fp, 'mistral/mistral-small-latest', stream, msgs=round_('call_NZa7xqfefoaMI2YYHowVXVlU'), tools=TOOLS)
+    assert call(fp, 'mistral/mistral-small-latest', stream, msgs=round_('D681PevKs'), tools=TOOLS).choices[0].message.content == 'ok'
+    assert call(fp, OA, stream, msgs=round_('call_NZa7xqfefoaMI2YYHowVXVlU'), tools=TOOLS).choices[0].message.content == 'ok'
