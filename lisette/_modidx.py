@@ -560,6 +560,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                 'lisette/providers.py'),
                                    'lisette.providers._mend_stop': ('providers.html#_mend_stop', 'lisette/providers.py'),
                                    'lisette.providers._mistral_id': ('providers.html#_mistral_id', 'lisette/providers.py'),
+                                   'lisette.providers._mistral_thinking': ('providers.html#_mistral_thinking', 'lisette/providers.py'),
                                    'lisette.providers._msg_copy': ('providers.html#_msg_copy', 'lisette/providers.py'),
                                    'lisette.providers._name_nameless': ('providers.html#_name_nameless', 'lisette/providers.py'),
                                    'lisette.providers._named_refused': ('providers.html#_named_refused', 'lisette/providers.py'),

@@ -913,6 +913,10 @@ def _mistral_id(tid:str=None)->str:
     if tid is None: return ''.join(random.choices(_alnum, k=9))  # (`random`, as `random_tool_id`: `patch_litellm` seeds it)
     return ''.join(_alnum[b%62] for b in hashlib.sha256(tid.encode()).digest()[:9])
 
+def _mistral_thinking(b)->bool:
+    "Is thinking block `b` litellm's form of a streamed Mistral reply's thinking (marked `signature: 'mistral'`, which no one verifies)?"
+    return _get(b, 'type')=='thinking' and _get(b, 'signature')=='mistral'
+
 # %% ../nbs/04_providers.ipynb #6326cb08
 import random, string
 from .messages import random_tool_id

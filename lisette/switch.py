@@ -13,7 +13,7 @@ from litellm.types.utils import Function
 from .messages import _get, _nonblank
 from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls, _compacted_only
 from .tools import _tc_id
-from .providers import _to_mistral, _mistral_id, _mistral_id_form
+from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking
 
 # %% ../nbs/06e_switch.ipynb #84017922
 def provider_kind(model:str)->str:
@@ -33,9 +33,10 @@ def _gemini_signed(m):
     return {None, *(s for s in sigs if isinstance(s, str))} if isinstance(sigs, list) else {None}
 
 def reasoning_origin(m)->str|None:
-    "The provider kind whose reasoning message `m` carries ('anthropic', 'gemini', 'responses', 'text'), or None"
+    "The provider kind whose reasoning message `m` carries ('anthropic', 'gemini', 'mistral', 'responses', 'text'), or None"
     tbs = _get(m, 'thinking_blocks') or []
     if tbs:
+        if all(map(_mistral_thinking, tbs)): return 'mistral'
         gemini = _gemini_signed(m)
         return 'anthropic' if any(_get(b, 'type')=='redacted_thinking' or _get(b, 'signature') not in gemini for b in tbs) else 'gemini'
     if _get(m, 'reasoning_items'): return 'responses'
@@ -222,7 +223,12 @@ def _short(s, n=60): return s if len(s)<=n else s[:n-1]+'…'
 def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=True):
     "Fit assistant message copy `m` for provider `kind` in place"
     origin = reasoning_origin(m)
-    if origin and origin!='text' and origin!=kind:
+    if origin=='mistral' and kind!='mistral':  # (a mark, not a signature: the text goes on as a Mistral reply not streamed has it)
+        rc = norm_reasoning(m)[1]
+        set_('thinking_blocks', None)
+        if rc: set_('reasoning_content', rc)
+        notes.append((i, "thinking from Mistral kept as reasoning_content text only, as a reply not streamed has it (its thinking blocks are Mistral's)"))
+    elif origin and origin!='text' and origin!=kind:
         _, rc = norm_reasoning(m)
         for k in _reasoning_keys: set_(k, None)
         if kind=='deepseek' and rc: set_('reasoning_content', rc); notes.append((i, f"thinking from {_names[origin]} sent as reasoning_content text"))

@@ -447,3 +447,43 @@ def test_ids_lisette_makes_for_mistral(fake_provider, stream):
     assert any(k=='tool_call_id' and repr(new) in d for k,d in chat.adjustments)
     assert not [a for a in chat.adjustments if a.kind=='switch']  # sent as it is
     assert _sent_ids(fp.last) == ['D681PevKs', new, 'D681PevKs', new]
+
+# A Magistral reply, recorded: vercel/ai packages/mistral/src/__fixtures__/mistral-reasoning.chunks.txt (streamed) and .json
+_mg_base = {'id': 'a4e29c5b82f94d67b23e108a7c9df6e1', 'created': 1769088912, 'model': 'magistral-medium-2507'}
+_mg_think = [{'type': 'thinking', 'thinking': [{'type': 'text', 'text': 'The user is asking'}]}], [{'type': 'thinking', 'thinking': [{'type': 'text', 'text': ' for 2+2. This is basic arithmetic. 2+2=4.'}]}]
+MAGISTRAL_CHUNKS = [{**_mg_base, 'object': 'chat.completion.chunk', 'choices': [{'index': 0, 'delta': d, 'finish_reason': f}], **x} for d,f,x in (
+    ({'role': 'assistant', 'content': _mg_think[0]}, None, {}), ({'content': _mg_think[1]}, None, {}), ({'content': [{'type': 'text', 'text': '2 + 2 = 4'}]}, None, {}),
+    ({'content': ''}, 'stop', {'usage': {'prompt_tokens': 10, 'total_tokens': 56, 'completion_tokens': 46}}))]
+MAGISTRAL_JSON = {**_mg_base, 'usage': {'prompt_tokens': 10, 'total_tokens': 56, 'completion_tokens': 46}, 'object': 'chat.completion', 'choices': [{'index': 0, 'finish_reason': 'stop',
+    'message': {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': [{'type': 'text', 'text': 'The user is asking for 2+2. This is basic arithmetic. 2+2=4.'}]}, {'type': 'text', 'text': '2 + 2 = 4'}]}}]}
+
+def _magistral(stream):
+    if not stream: return Reply(raw=json.dumps(MAGISTRAL_JSON).encode())
+    return Reply(raw=b''.join(b'data: ' + json.dumps(c).encode() + b'\n\n' for c in MAGISTRAL_CHUNKS) + b'data: [DONE]\n\n')
+
+def test_streamed_magistral_thinking(fake_provider):
+    """A streamed Magistral reply: litellm gives its thinking as thinking blocks marked `signature: 'mistral'`, which
+    lisette took for Anthropic's, so the next request to the same model left the thinking out and warned "switch:
+    message 1: thinking from Anthropic left out". It is Mistral's: it goes back as the same reply not streamed does,
+    nothing said; a real switch away sends the text as `reasoning_content` (as for the reply not streamed), said"""
+    fp = fake_provider
+    sent = {}
+    for stream in (False, True):
+        fp.queue(_magistral(stream), 'Still 4.')
+        chat = Chat('mistral/magistral-medium-2507', api_base=fp.openai_base, api_key='k')
+        r = chat('2+2?', stream=stream)
+        if stream: list(r)
+        chat('Sure?')
+        sent[stream] = fp.last['messages'][1]
+        assert not [a for a in chat.adjustments if a.kind=='switch'], chat.adjustments
+    assert chat.hist[1].thinking_blocks[0]['signature'] == 'mistral'  # (litellm's mark on the streamed reply)
+    assert sent[True] == sent[False]
+    chat.model, chat.api_base = 'anthropic/claude-sonnet-4-5', fp.anthropic_base
+    fp.queue('Yes.')
+    chat('Really?')
+    assert [d for k,d in chat.adjustments if k=='switch'] == ["message 1: thinking from Mistral kept as reasoning_content text only, as a reply not streamed has it (its thinking blocks are Mistral's)"]
+    assert fp.last['messages'][1]['content'] == [{'type': 'text', 'text': '2 + 2 = 4'}]  # (no thinking block signed 'mistral': Anthropic would refuse it)
+    chat.model, chat.api_base = 'openai/gpt-5-mini', fp.openai_base
+    fp.queue('Yes.')
+    chat('And you?')
+    assert fp.last['messages'][1].get('reasoning_content') == 'The user is asking for 2+2. This is basic arithmetic. 2+2=4.' and 'thinking_blocks' not in fp.last['messages'][1]
