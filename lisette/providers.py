@@ -1008,15 +1008,36 @@ def _note_made_ids():
     @functools.wraps(init)
     def __init__(self, function, id=None, type=None, **params):
         init(self, function, id, type, **params)
-        if id is None:
-            _made_ids[self.id] = None
-            if len(_made_ids)>4096:
-                try: del _made_ids[next(iter(_made_ids))]
-                except (KeyError, RuntimeError, StopIteration): pass  # (another thread trimmed it first)
+        if id is None: _made_id(self.id)
     __init__._lisette = True
     T.__init__ = __init__
 
+def _made_id(tid):
+    "Remember `tid` as an id litellm made up (the newest 4,096)"
+    _made_ids[tid] = None
+    if len(_made_ids)>4096:
+        try: del _made_ids[next(iter(_made_ids))]
+        except (KeyError, RuntimeError, StopIteration): pass  # (another thread trimmed it first)
+
 _on_first_request.append(_note_made_ids)
+
+def _note_ollama_stream_ids():
+    "Wrap litellm's Ollama stream parser so the ids it gives calls that came without one are known (`litellm_made_id`), as in a reply not streamed (idempotent)"
+    from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator as It
+    if getattr(It.chunk_parser, '_lisette', False): return
+    parse = It.chunk_parser
+    @functools.wraps(parse)
+    def chunk_parser(self, chunk):
+        tcs = nested_idx(chunk, 'message', 'tool_calls') if isinstance(chunk, dict) else None
+        idless = [tc for tc in tcs if isinstance(tc, dict) and not tc.get('id')] if isinstance(tcs, list) else []
+        res = parse(self, chunk)
+        for tc in idless:
+            if tc.get('id'): _made_id(tc['id'])  # (litellm sets it in the chunk's call: a uuid4)
+        return res
+    chunk_parser._lisette = True
+    It.chunk_parser = chunk_parser
+
+_on_first_request.append(_note_ollama_stream_ids)
 
 def litellm_made_id(tid)->bool:
     "Is `tid` an id litellm made up for a tool call that came without one?"

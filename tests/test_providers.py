@@ -798,3 +798,27 @@ def test_thinking_loop_whose_later_step_did_not_think_keeps_thinking(fake_provid
     c = Chat('anthropic/claude-sonnet-4-5', tools=[lookup], **an(fp))
     assert contents(c('Look up a then b', think='m', max_steps=5)).content == 'Done.'
     assert all(q.body['thinking']['type'] == 'enabled' for q in fp.requests) and not any(a.kind=='think' for a in c.adjustments)
+
+def _ol_lookup(key:str) -> str:
+    "Look up a key"
+    return f"value of {key}"
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_ollama_native_call_ids(fake_provider, monkeypatch, stream):
+    """Ollama's own API (`ollama_chat/`, its docs' "Chat request (with tools)" reply) gives tool calls no ids. A reply not
+    streamed had each call given an id in OpenAI's style, reported; streamed, the uuid4 litellm's parser sets stayed,
+    unreported. Both now go the same way"""
+    import lisette.testing as T
+    fp = fake_provider
+    monkeypatch.setitem(T._paths, '/api/chat', 'openai'); fp.strict = False  # (Ollama's own wire format: no rule of the fake's applies)
+    msg = {'role': 'assistant', 'content': '', 'tool_calls': [{'function': {'name': '_ol_lookup', 'arguments': {'key': 'a'}}}]}
+    end = {'model': 'llama3.2', 'created_at': '2024-07-22T20:33:28Z', 'done_reason': 'stop', 'done': True, 'prompt_eval_count': 122, 'eval_count': 33}
+    def nd(m): return Reply(raw=b''.join(json.dumps(o).encode() + b'\n' for o in ([{**end, 'done': False, 'message': m}, {**end, 'message': {'role': 'assistant', 'content': ''}}] if stream else [{**end, 'message': m}])))
+    fp.queue(nd(msg), nd({'role': 'assistant', 'content': 'It is a.'}))
+    chat = Chat('ollama_chat/llama3.2', tools=[_ol_lookup], api_base=fp.url, api_key='k')
+    r = chat('Look up a', stream=stream)
+    if stream: list(r)
+    tid = chat.hist[1].tool_calls[0].id
+    assert tid.startswith('call_') and len(tid)==29, tid
+    assert [a.detail for a in chat.adjustments if a.kind=='tool_call_id'] == [f"the reply's _ol_lookup call came without an id: given the id {tid!r}"]
+    assert chat.hist[2]['tool_call_id'] == tid
