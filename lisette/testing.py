@@ -476,6 +476,9 @@ def _check_anthropic(body, turns, fp):
         if (c=='' or c==[]) and not final: return f"messages.{i}: all messages must have non-empty content except for the optional final assistant message"
         for k,b in enumerate(c if isinstance(c, list) else []):
             if isinstance(b, dict) and b.get('type')=='text' and not b.get('text'): return f"messages.{i}.content.{k}.text: text content blocks must be non-empty"
+            for typ,key in (('tool_use', 'id'), ('tool_result', 'tool_use_id')):
+                if isinstance(b, dict) and b.get('type')==typ and not isinstance(b.get(key), str):
+                    return f"messages.{i}.content.{k}.{typ}.{key}: " + ('Input should be a valid string' if key in b else 'Field required')
     names = [t.get('name') for t in body.get('tools') or () if isinstance(t, dict)]
     if len(names)!=len(set(names)): return "tools: Tool names must be unique."
     n = sum(1 for o in _walk(body) if isinstance(o, dict) and o.get('cache_control'))
@@ -576,14 +579,16 @@ def _mistral_ids(body):
             if not re.fullmatch(r'[a-zA-Z0-9]{9}', str(tid)): return f"Tool call id was {tid} but must be a-z, A-Z, 0-9, with a length of 9."
 
 def _check_openai(body):
-    "Chat Completions rules: an assistant message has content unless it calls tools; a `tool_calls` list is not empty, a call's name is not empty; Mistral's ids"
+    "Chat Completions rules: an assistant message has content unless it calls tools; a `tool_calls` list is not empty, a call has an id and a name; a tool message names its call; Mistral's ids"
     if e := _mistral_ids(body): return e
     for i,m in enumerate(body.get('messages') or []):
         if m.get('role')=='assistant' and m.get('content') is None and not any(m.get(k) for k in ('tool_calls', 'function_call', 'audio', 'refusal')):
             return f"Missing required parameter: 'messages[{i}].content'."  # (the reference: "Required unless tool_calls or function_call is specified")
+        if m.get('role')=='tool' and m.get('tool_call_id') is None: return f"Missing required parameter: 'messages[{i}].tool_call_id'."
         if 'tool_calls' not in m or m['tool_calls'] is None: continue
         if m['tool_calls']==[]: return f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with minimum length 1, but got an empty array instead."
         for j,tc in enumerate(m['tool_calls']):
+            if isinstance(tc, dict) and tc.get('id') is None: return f"Missing required parameter: 'messages[{i}].tool_calls[{j}].id'."
             if isinstance(tc, dict) and (tc.get('function') or {}).get('name')=='':
                 return f"Invalid 'messages[{i}].tool_calls[{j}].function.name': empty string. Expected a string with minimum length 1, but got an empty string instead."
 
@@ -727,7 +732,10 @@ def do_POST(self:_Handler):
         return err(f"FakeProvider: the request has no `{key}` list; the {proto} protocol requires one")
     n = fp._record(Recorded(path, _mask(self.headers), body, proto))
     ctx = dict(proto=proto, model=route[1] or body.get('model'), stream=route[2] if route[2] is not None else bool(body.get('stream')))
-    if fp.strict and (problem := validate_request(body, proto, fp, ctx['model'])): return err(problem)
+    # a validator's own failure is answered, never a dropped connection (the client would only see 'Server disconnected')
+    try: problem = fp.strict and validate_request(body, proto, fp, ctx['model'])
+    except Exception as e: return err(f"FakeProvider: validating request {n} raised {e!r}")
+    if problem: return err(problem)
     try: rep = fp._next(body, path)
     except Exception as e: return err(f"FakeProvider: the responder raised {e!r} for request {n}")
     if rep is None: return err(f"FakeProvider: no reply queued for POST {path} (request {n}); "

@@ -343,6 +343,27 @@ def test_unanswered_and_orphan_tool_calls(fake_provider):
     assert st == 400 and 'No tool call found for function call output with call_id call_7' in e['error']['message']
     assert fp.pending == 8  # rejected requests consume no reply
 
+def test_tool_call_without_id_gets_the_providers_400(fake_provider):
+    "A call or result without its id is refused as the provider refuses it (the validator raised, and the client saw 'Server disconnected')"
+    fp = fake_provider.queue('ok')
+    call_ = {'role': 'assistant', 'content': None, 'tool_calls': [{'type': 'function', 'function': {'name': 'add', 'arguments': '{}'}}]}
+    st, e = post(fp, '/v1/chat/completions', {'model': 'm', 'messages': HI + [call_, {'role': 'tool', 'tool_call_id': 'x', 'content': '1'}]})
+    assert st == 400 and e['error']['message'] == "Missing required parameter: 'messages[1].tool_calls[0].id'."
+    call_['tool_calls'][0]['id'] = 'c1'
+    st, e = post(fp, '/v1/chat/completions', {'model': 'm', 'messages': HI + [call_, {'role': 'tool', 'content': '1'}]})
+    assert st == 400 and e['error']['message'] == "Missing required parameter: 'messages[2].tool_call_id'."
+    an = {'role': 'assistant', 'content': [{'type': 'tool_use', 'name': 'add', 'input': {}}]}
+    st, e = post(fp, '/v1/messages', {'model': 'm', 'max_tokens': 5, 'messages': HI + [an, {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'x', 'content': '1'}]}]})
+    assert st == 400 and e['error']['message'] == 'messages.1.content.0.tool_use.id: Field required'
+    assert fp.pending == 1
+
+def test_validator_failure_is_answered(fake_provider, monkeypatch):
+    "A bug in the validator is answered as the fake provider's, never a dropped connection"
+    import lisette.testing as lt
+    monkeypatch.setattr(lt, 'validate_request', lambda *a: 1/0)
+    st, e = post(fake_provider, '/v1/chat/completions', {'model': 'm', 'messages': HI})
+    assert st == 400 and 'validating request 1 raised ZeroDivisionError' in e['error']['message']
+
 def test_empty_text_and_roles(fake_provider):
     fp = fake_provider
     st, e = post(fp, '/v1/messages', {'model': 'm', 'max_tokens': 5, 'messages': [{'role': 'user', 'content': [{'type': 'text', 'text': ''}]}]})
