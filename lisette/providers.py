@@ -855,10 +855,30 @@ def _keep_compaction_summary(m, chunks):
     for b,t in zip([b for b in bs if isinstance(b, dict)], texts):
         if b.get('content') is None and t: b['content'] = t
 
+@functools.cache
+def _call_extras_lost():
+    "Does the installed litellm's `stream_chunk_builder` drop a streamed tool call's `extra_content` (where Gemini's OpenAI-compatible endpoint puts its thought signature)?"
+    tc = dict(index=0, id='c', type='function', function=dict(name='f', arguments='{}'), extra_content={'google': {'thought_signature': 's'}})
+    try:
+        with quiet_litellm(): return not getattr(stream_chunk_builder([ModelResponseStream(choices=[dict(delta=dict(role='assistant', tool_calls=[tc]))])]).choices[0].message.tool_calls[0], 'extra_content', None)
+    except Exception: return False
+
+def _keep_call_extras(m, chunks):
+    "Give the tool calls of message `m` the `extra_content` their stream's deltas carried, as a non-streamed reply's calls have it"
+    if m is None or not m.tool_calls or not _call_extras_lost(): return
+    ids, extras = {}, {}
+    for c in chunks:
+        for tc in (c.choices[0].delta.tool_calls or ()) if c.choices else ():
+            if tc.id: ids[tc.index] = tc.id  # (a call's later deltas may carry its index only)
+            if ec := (tc.__pydantic_extra__ or {}).get('extra_content'): extras.setdefault(ids.get(tc.index), ec)
+    for tc in m.tool_calls if extras else ():
+        if (ec := extras.get(tc.id)) and not getattr(tc, 'extra_content', None): tc.extra_content = ec
+
 def merge_stream_fields(res, chunks):
-    "Response `res` built from stream `chunks`, with the server-side tool invocations and thought signatures of every chunk (litellm keeps the last chunk's), a Responses stream's reasoning items, and a compaction's summary"
+    "Response `res` built from stream `chunks`, with the server-side tool invocations and thought signatures of every chunk (litellm keeps the last chunk's), a Responses stream's reasoning items, a compaction's summary, and the `extra_content` of its tool calls"
     m = res.choices[0].message if res is not None and res.choices else None
     _keep_reasoning_items(m, chunks)
+    _keep_call_extras(m, chunks)
     _keep_compaction_summary(m, chunks)
     psf = getattr(m, 'provider_specific_fields', None)
     if not psf or not ('server_side_tool_invocations' in psf or 'thought_signatures' in psf) or not _stream_fields_lost(): return res

@@ -99,19 +99,23 @@ def _oa_annotations(rep):
         res.append({'type': 'url_citation', 'url_citation': {'start_index': st, 'end_index': st+len(ct), 'url': s.get('url', ''), 'title': s.get('title', '')}})
     return res
 
-def _oa_json(rep, body, n, tcs):
-    "An OpenAI `chat.completion` object"
+def _gm_extra(sig):
+    "The `extra_content` with which Gemini's OpenAI-compatible endpoint gives a tool call its thought signature `sig`"
+    return {'extra_content': {'google': {'thought_signature': sig}}} if sig else {}
+
+def _oa_json(rep, body, n, tcs, sig=None):
+    "An OpenAI `chat.completion` object (`sig`: Gemini's thought signature, on the first tool call)"
     msg = {'role': 'assistant', 'content': rep.text if (rep.text or not tcs) else None}
     if rep.refusal is not None: msg |= {'content': None, 'refusal': rep.refusal}
     if rep.web_search: msg['annotations'] = _oa_annotations(rep)
     if rep.thinking: msg['reasoning_content'] = rep.thinking
-    if tcs: msg['tool_calls'] = [{'id': i, 'type': 'function', 'function': {'name': nm, 'arguments': a}} for i,nm,a in tcs]
+    if tcs: msg['tool_calls'] = [{'id': i, 'type': 'function', 'function': {'name': nm, 'arguments': a}} | _gm_extra(j==0 and sig) for j,(i,nm,a) in enumerate(tcs)]
     return {'id': f'chatcmpl-fake{n}', 'object': 'chat.completion', 'created': int(time.time()), 'model': rep.model or body.get('model'),
             'choices': [{'index': 0, 'message': msg, 'logprobs': None, 'finish_reason': _stops(rep)[0]}], 'usage': _oa_usage(_usage(rep))}
 
 # %% ../nbs/00_testing.ipynb #96ed7e06
-def _oa_events(rep, body, n, tcs):
-    "The `data:` payloads of an OpenAI stream"
+def _oa_events(rep, body, n, tcs, sig=None):
+    "The `data:` payloads of an OpenAI stream (`sig`: Gemini's thought signature, on the first tool call)"
     base = {'id': f'chatcmpl-fake{n}', 'object': 'chat.completion.chunk', 'created': int(time.time()), 'model': rep.model or body.get('model')}
     ch = lambda delta, fr=None: {**base, 'choices': [{'index': 0, 'delta': delta, 'logprobs': None, 'finish_reason': fr}]}
     yield ch({'role': 'assistant', 'content': ''} if rep.refusal is None else {'role': 'assistant', 'content': None, 'refusal': ''})
@@ -119,15 +123,15 @@ def _oa_events(rep, body, n, tcs):
     for t in _split_text(rep.thinking): yield ch({'reasoning_content': t})
     for t in _split_text(rep.text, rep.chunks): yield ch({'content': t})
     for j,(i,nm,a) in enumerate(tcs):
-        yield ch({'tool_calls': [{'index': j, 'id': i, 'type': 'function', 'function': {'name': nm, 'arguments': ''}}]})
+        yield ch({'tool_calls': [{'index': j, 'id': i, 'type': 'function', 'function': {'name': nm, 'arguments': ''}} | _gm_extra(j==0 and sig)]})
         for frag in _split_text(a, max(1, len(a)//8)): yield ch({'tool_calls': [{'index': j, 'function': {'arguments': frag}}]})
     if rep.web_search: yield ch({'annotations': _oa_annotations(rep)})
     yield ch({}, _stops(rep)[0])
     if nested_idx(body, 'stream_options', 'include_usage'): yield {**base, 'choices': [], 'usage': _oa_usage(_usage(rep))}
 
-def _oa_sse(rep, body, n, tcs):
+def _oa_sse(rep, body, n, tcs, sig=None):
     "The OpenAI stream as encoded events"
-    return [f"data: {json.dumps(d)}\n\n".encode() for d in _oa_events(rep, body, n, tcs)] + [b'data: [DONE]\n\n']
+    return [f"data: {json.dumps(d)}\n\n".encode() for d in _oa_events(rep, body, n, tcs, sig)] + [b'data: [DONE]\n\n']
 
 # %% ../nbs/00_testing.ipynb #7ed57409
 def _an_usage(u, final=False):
@@ -512,6 +516,18 @@ def _walk(o):
     for v in (o.values() if isinstance(o, dict) else o if isinstance(o, list) else []): yield from _walk(v)
 
 # %% ../nbs/00_testing.ipynb #7620b3e0
+def _gemini3(model):
+    "Is `model`, as a request names it (`gemini-3-flash-preview`, `models/gemini-3.1-flash-lite`), Gemini 3 or later?"
+    m = re.match(r'(?:models/)?gemini-(\d+)', model or '')
+    return bool(m) and int(m[1])>=3
+
+def _sig_known(sig, fp): return sig in fp._signatures or sig in _gm_dummy_sigs or _b64(sig) in _gm_dummy_sigs
+
+def _missing_sig(name, pos):
+    return (f"Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, "
+            f"and missing thought_signature may lead to degraded model performance. Additional data, function call "
+            f"`default_api:{name}`, position {pos}.")
+
 def _current_turn(turns):
     "Index of the first turn of the current turn: after the last user turn with text"
     return max((i for i,t in enumerate(turns) if t['role']=='user' and t['text']), default=0)
@@ -525,22 +541,28 @@ def _check_gemini(body, turns, model, fp):
     for i,t in enumerate(turns):
         if t['role']=='assistant' and t['calls'] and i>0 and turns[i-1]['role'] not in ('user', 'tool'):
             return f"Please ensure that function call turn comes immediately after a user turn or after a function response turn (turn {i})."
-    gm3 = bool(re.match(r'gemini-(\d+)', model or '')) and int(re.match(r'gemini-(\d+)', model)[1])>=3
-    if not gm3: return
+    if not _gemini3(model): return
     for i in range(_current_turn(turns), len(turns)):
         t = turns[i]
         if t['role']!='assistant': continue
         fcs = [p for p in t['blocks'] if _gk(p, 'functionCall')]
         if not fcs: continue
-        sig = _gk(fcs[0], 'thoughtSignature')
-        if not sig: return (f"Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, "
-                            f"and missing thought_signature may lead to degraded model performance. Additional data, function call "
-                            f"`default_api:{_gk(fcs[0], 'functionCall').get('name')}`, position {t['blocks'].index(fcs[0])+1}.")
+        if not _gk(fcs[0], 'thoughtSignature'): return _missing_sig(_gk(fcs[0], 'functionCall').get('name'), t['blocks'].index(fcs[0])+1)
     for t in turns:
         for p in t['blocks'] if t['role']=='assistant' else []:
             sig = _gk(p, 'thoughtSignature') if isinstance(p, dict) else None
-            if sig and sig not in fp._signatures and sig not in _gm_dummy_sigs and _b64(sig) not in _gm_dummy_sigs:
-                return "Corrupted thought signature."
+            if sig and not _sig_known(sig, fp): return "Corrupted thought signature."
+
+def _check_gemini_openai(body, fp):
+    "Gemini 3 through its OpenAI-compatible endpoint: the first tool call of each assistant message since the last user message carries its thought signature (`extra_content.google.thought_signature`), unmodified"
+    msgs = body.get('messages') or []
+    start = max((i for i,m in enumerate(msgs) if m.get('role')=='user'), default=0)
+    for i,m in enumerate(msgs):
+        tcs = m.get('tool_calls') if m.get('role')=='assistant' else None
+        if not tcs or not isinstance(tcs[0], dict): continue
+        sig = nested_idx(tcs[0], 'extra_content', 'google', 'thought_signature')
+        if not sig and i>start: return _missing_sig(nested_idx(tcs[0], 'function', 'name'), 1+bool(m.get('content')))
+        if sig and not _sig_known(sig, fp): return "Corrupted thought signature."
 
 def _b64(s):
     try: return base64.b64decode(s).decode()
@@ -558,6 +580,7 @@ def validate_request(body:dict, # The request body
     if proto=='responses' and (e := _check_responses(body, sigs)): return e
     if proto=='gemini' and (e := _check_gemini(body, turns, model, sigs)): return e
     if proto=='openai' and (e := _check_openai(body)): return e
+    if proto=='openai' and _gemini3(model) and (e := _check_gemini_openai(body, sigs)): return e
     return _check_pairs([t for t in turns if t['role']!='system'], proto)
 
 def _check_responses(body, fp):
@@ -769,7 +792,10 @@ def _render(rep, body, ctx, fp):
             inp, cw, cr = _cache_usage(fp, body)
             rep = dataclasses.replace(rep, usage={**rep.usage, 'input': inp, 'cache_creation': cw, 'cache_read': cr})
         res = (_an_sse if stream else _an_json)(rep, body, k, tcs, _noting_searches(ids, fp._thought_calls) if rep.thinking is not None else ids)
-    elif proto=='openai': res = (_oa_sse if stream else _oa_json)(rep, body, k, tcs)
+    elif proto=='openai':
+        sig = _gm_sig(rep, k) if tcs and _gemini3(ctx['model']) else None  # (Gemini's OpenAI-compatible endpoint)
+        res = (_oa_sse if stream else _oa_json)(rep, body, k, tcs, sig)
+        if sig: fp._signatures.add(sig)
     elif proto=='responses':
         res = (_rs_sse if stream else _rs_json)(rep, body, k, tcs)
         its = _rs_items(rep, tcs, k)  # what follows each reasoning item, which must follow it when it comes back
