@@ -29,7 +29,7 @@ from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
+                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -512,6 +512,7 @@ def _after_response(self:Chat, r, prefill):
     if m.role!='assistant': self._adjust(None, 'reply', f"the reply came with role {m.role!r}: stored as the assistant's"); m.role = 'assistant'
     if prefill: m.content = prefill + (m.content or '')
     rf = reply_refusal(m, self.__dict__.get('_req_openai', False))  # (first, on every reply: it moves litellm 1.106's copy out of the fields it would send back)
+    openrouter_details(m, self._target)  # OpenRouter's reasoning details where OpenRouter reads them back
     if rf and not m.content and not m.tool_calls: m.content = rf  # OpenAI's refusal: its words are the reply
     if (w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r)) and not paused(r):  # (litellm 1.110 reports a paused turn as 'length': it is not cut off, it goes on)
         if text_splits_reasoning(m): self._adjust(None, 'reply', f"{w} (not written into the reply: as its text, it would go between its reasoning and its tool call, which the provider refuses)")

@@ -14,7 +14,7 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
            'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
            'keep_native_finish', 'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request',
-           'litellm_made_id', 'provider_call_names', 'reply_refusal', 'keep_refusal']
+           'litellm_made_id', 'provider_call_names', 'reply_refusal', 'keep_refusal', 'openrouter_details']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
@@ -874,11 +874,44 @@ def _keep_call_extras(m, chunks):
     for tc in m.tool_calls if extras else ():
         if (ec := extras.get(tc.id)) and not getattr(tc, 'extra_content', None): tc.extra_content = ec
 
+_detail_text = {'reasoning.text': 'text', 'reasoning.summary': 'summary'}  # the details streamed in pieces, and the field their pieces add to
+
+def _more_of(a, b):
+    "Is streamed detail piece `b` more of detail `a` (the same kind of text, at the same index, not another item's)?"
+    return b.get('type') in _detail_text and b.get('type')==a.get('type') and b.get('index')==a.get('index') and not (a.get('id') and b.get('id') and a['id']!=b['id'])
+
+def _joined_details(pieces):
+    "OpenRouter `reasoning_details` streamed as `pieces`, joined: a piece of the detail before adds its text to it and fills the fields it has empty (a signature comes last)"
+    res = []
+    for p in pieces:
+        if not isinstance(p, dict): continue
+        if not (res and _more_of(res[-1], p)): res.append(dict(p)); continue
+        last, k = res[-1], _detail_text[p['type']]
+        last[k] = (last.get(k) or '') + (p.get(k) or '')
+        last.update({f:v for f,v in p.items() if f!=k and v not in (None, '') and last.get(f) in (None, '')})
+    return res
+
+@functools.cache
+def _details_lost():
+    "Does the installed litellm's `stream_chunk_builder` drop the `reasoning_details` of a stream's deltas (OpenRouter's)?"
+    ch = ModelResponseStream(choices=[dict(delta=dict(role='assistant', content='a', reasoning_details=[{'type': 'reasoning.text', 'text': 'a'}]))])
+    try:
+        with quiet_litellm(): m = stream_chunk_builder([ch]).choices[0].message
+        return not (_get(m, 'reasoning_details') or (m.provider_specific_fields or {}).get('reasoning_details'))
+    except Exception: return False
+
+def _keep_details(m, chunks):
+    "Give message `m` the `reasoning_details` its stream's deltas carried, joined, in its `provider_specific_fields` (where litellm keeps those of a reply not streamed)"
+    if m is None or not _details_lost(): return
+    pieces = [p for c in chunks if c.choices for p in ((c.choices[0].delta.__pydantic_extra__ or {}).get('reasoning_details') or ())]
+    if pieces: m.provider_specific_fields = (m.provider_specific_fields or {}) | {'reasoning_details': _joined_details(pieces)}
+
 def merge_stream_fields(res, chunks):
-    "Response `res` built from stream `chunks`, with the server-side tool invocations and thought signatures of every chunk (litellm keeps the last chunk's), a Responses stream's reasoning items, a compaction's summary, and the `extra_content` of its tool calls"
+    "Response `res` built from stream `chunks`, with the server-side tool invocations and thought signatures of every chunk (litellm keeps the last chunk's), a Responses stream's reasoning items, a compaction's summary, the `extra_content` of its tool calls, and OpenRouter's reasoning details"
     m = res.choices[0].message if res is not None and res.choices else None
     _keep_reasoning_items(m, chunks)
     _keep_call_extras(m, chunks)
+    _keep_details(m, chunks)
     _keep_compaction_summary(m, chunks)
     psf = getattr(m, 'provider_specific_fields', None)
     if not psf or not ('server_side_tool_invocations' in psf or 'thought_signatures' in psf) or not _stream_fields_lost(): return res
@@ -1711,3 +1744,48 @@ def _keep_responses_refusals():
     if _responses_refusal_dropped(): _wrap_responses('_lisette_refusals', on_reply=_refusal_of_reply, on_event=_refusal_of_event, events=('response.refusal.delta',))
 
 _on_first_request.append(_keep_responses_refusals)  # (not only for `openai/responses/`: litellm also sends models whose mode is 'responses', e.g. gpt-5.2-pro, there)
+
+# %% ../nbs/04_providers.ipynb #3f779876
+@functools.cache
+def _details_kept_apart():
+    "Does the installed litellm keep a reply's `reasoning_details` in its message's `provider_specific_fields`, not on the message?"
+    rep = {'id': 'r', 'object': 'chat.completion', 'created': 1, 'model': 'm', 'choices': [{'index': 0, 'finish_reason': 'stop',
+           'message': {'role': 'assistant', 'content': 'ok', 'reasoning_details': [{'type': 'reasoning.encrypted', 'data': 'E'}]}}]}
+    try:
+        from litellm.litellm_core_utils.llm_response_utils.convert_dict_to_response import convert_to_model_response_object
+        with quiet_litellm(): m = convert_to_model_response_object(response_object=rep, model_response_object=litellm.ModelResponse()).choices[0].message
+        return not _get(m, 'reasoning_details') and bool((m.provider_specific_fields or {}).get('reasoning_details'))
+    except Exception: return False
+
+def _details_chunk(details):
+    "A stream chunk of OpenRouter's that carries only reasoning `details`"
+    from litellm.types.utils import StreamingChoices, Delta
+    return ModelResponseStream(id='r', model='m', choices=[StreamingChoices(index=0, delta=Delta(content='', reasoning_details=details))])
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _details_stream_drops():
+    "Does litellm's stream wrapper drop a chunk that carries only reasoning details?"
+    from types import SimpleNamespace
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
+    try: return not CustomStreamWrapper.is_chunk_non_empty(SimpleNamespace(sent_first_chunk=True), {'content': ''}, _details_chunk([{'type': 'reasoning.encrypted', 'data': 'E'}]), {})
+    except Exception: return False  # (its chunk filter changed: nothing to mend that we know of)
+
+def _mend_details_streams():
+    "Wrap litellm's `CustomStreamWrapper.is_chunk_non_empty` to pass on chunks that carry reasoning details (idempotent)"
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper as W
+    if getattr(W, '_lisette_details', False) or not _details_stream_drops(): return
+    orig = W.is_chunk_non_empty
+    def is_chunk_non_empty(self, completion_obj, model_response, response_obj):
+        return orig(self, completion_obj, model_response, response_obj) or bool(
+            model_response.choices and _get(model_response.choices[0].delta, 'reasoning_details'))
+    W.is_chunk_non_empty, W._lisette_details = is_chunk_non_empty, True
+
+_on_first_request.append(_mend_details_streams)
+
+def openrouter_details(m, model:str):
+    "Put the `reasoning_details` of reply message `m` from `model` on the message, where OpenRouter reads them back, when it came from OpenRouter's route; returns `m`"
+    psf = _get(m, 'provider_specific_fields')
+    if not str(model).startswith('openrouter/') or not isinstance(psf, dict) or not psf.get('reasoning_details') or not _details_kept_apart(): return m
+    m.reasoning_details = psf.pop('reasoning_details')  # (not twice: they can be long)
+    if not psf: m.provider_specific_fields = None
+    return m

@@ -177,12 +177,17 @@ def _plain_needs_fit(calls, kind):
     "Would provider `kind` need plain client calls `calls` (their strings, as `_plain_calls` gives them: id, name, arguments each) changed?"
     return any(fit_id(t, kind)!=t for t in calls[::3]) or kind in _object_args and not all(map(_args_object, calls[2::3]))
 
-def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True):
-    "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied)"
+def _reads_details(model):
+    "Does `model` read OpenRouter's `reasoning_details` back (on OpenRouter's own route)?"
+    return model.startswith('openrouter/')
+
+def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True, details=True):
+    "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied; `details`: OpenRouter's reasoning details go)"
     if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind) or _compaction(m, kind) or _gemini_fields(m, kind) or _made_images(m, kind, refusals): return True  # (`refusals`: OpenAI's own APIs)
     if _get(m, 'audio') is not None: return True  # (sent as a reference, or as its transcript)
     if not refusals and (_refusals(m) or _get(m, 'refusal') is not None): return True
     if not echo and _refusal_echo(m): return True
+    if not details and _get(m, 'reasoning_details') is not None: return True
     if not cache and _get(m, 'cache_control'): return True
     for tc in _get(m, 'tool_calls') or []:
         tid = _tc_id(tc)
@@ -220,8 +225,8 @@ def _said(rf, c):
 
 def _short(s, n=60): return s if len(s)<=n else s[:n-1]+'…'
 
-def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=True):
-    "Fit assistant message copy `m` for provider `kind` in place"
+def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=True, details=True):
+    "Fit assistant message copy `m` for provider `kind` in place (`details`: OpenRouter's reasoning details go)"
     origin = reasoning_origin(m)
     if origin=='mistral' and kind!='mistral':  # (a mark, not a signature: the text goes on as a Mistral reply not streamed has it)
         rc = norm_reasoning(m)[1]
@@ -233,6 +238,9 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
         for k in _reasoning_keys: set_(k, None)
         if kind=='deepseek' and rc: set_('reasoning_content', rc); notes.append((i, f"thinking from {_names[origin]} sent as reasoning_content text"))
         else: notes.append((i, f"thinking from {_names[origin]} left out ({_names.get(kind, kind)} cannot verify it)"))
+    if not details and _get(m, 'reasoning_details') is not None:  # (a signature or encrypted reasoning only OpenRouter reads back)
+        set_('reasoning_details', None)
+        notes.append((i, f"OpenRouter's reasoning details left out ({model} is not on OpenRouter, which alone reads them; kept in the history)"))
     if ks := _gemini_fields(m, kind):  # (a signature only Gemini reads, a kilobyte or more)
         set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k not in ks} or None)
         if 'server_side_tool_invocations' in ks: notes.append((i, f"Gemini's server-side tool calls (its searches) left out (kept in the history)"))
@@ -277,7 +285,7 @@ def _memo(memo, key, n):
     if list(memo)!=[key] or len(memo.get(key, ()))>2*n+100: memo.clear()
     return memo.setdefault(key, {})
 
-def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True):
+def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True, details=True):
     "Does message `m` need changing for provider `kind`? Remembered in `seen` by identity, unless it holds a `srvtoolu_` call (answered later)"
     if seen is not None and (e := seen.get(id(m))) is not None and e[0] is m: return e[1]
     # most of a long history's assistant messages only ask for client tools: told apart in the few lookups `_plain_calls`
@@ -285,7 +293,7 @@ def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True):
     if role=='assistant' and (pc := _plain_calls(m)) is not None and (t := pc[1]) is not None:
         need = _plain_needs_fit(t[len(t)-3*len(pc[0]):], kind) or not echo and _refusal_echo(m)
     else:
-        need = _needs_fit(m, kind, cache, answered, refusals, echo) if role=='assistant' else not cache and _has_ckpt(m)
+        need = _needs_fit(m, kind, cache, answered, refusals, echo, details) if role=='assistant' else not cache and _has_ckpt(m)
         if any(_srv(_tc_id(tc)) for tc in _get(m, 'tool_calls') or []): return need
     if seen is not None: seen[id(m)] = (m, need)
     return need
@@ -301,7 +309,8 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
     cache = ifnone(cache, kind=='anthropic')
     refusals = _takes_refusals(kind, model)
     echo = refusals and ifnone(echo, True)
-    seen = _memo(memo, (kind, cache, refusals, echo), len(msgs))
+    details = _reads_details(model)
+    seen = _memo(memo, (kind, cache, refusals, echo, details), len(msgs))
     nsys = next((i for i,m in enumerate(msgs) if _get(m, 'role') not in ('system', 'developer')), len(msgs))
     res, notes, ids, ckpts, copied = list(msgs), [], {}, [], False
     answered = _ResultIds(msgs)  # a `srvtoolu_` call with a result was a client call
@@ -312,13 +321,13 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         if not ids and m.__class__ is dict and m.get('content').__class__ is str and m.get('role')=='tool' and (cache or 'cache_control' not in m): continue
         if not ids and seen and (e := seen.get(id(m))) is not None and e[0] is m and not e[1]: continue  # examined before: nothing to change
         i, role = j-nsys, _get(m, 'role')
-        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals, echo): continue  # no copy
+        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals, echo, details): continue  # no copy
         # (a Message's `audio` takes no bare reference; its `refusal` field is left out by removing it from a dict)
         res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and (_get(m, 'audio') is not None or _get(m, 'refusal') is not None or _get(m, 'images') or not echo and _refusal_echo(m)) else m)
         copied = True
         if kind!='anthropic' and _compacted_only(m, role, _get(m, 'content')) and not _get(m, 'tool_calls'):  # (nothing but the compaction: an empty message would be sent)
             res[j] = None; notes.append((i, f"the pause after Anthropic compacted the context left out: it holds only the compaction ({_names.get(kind, kind)} is sent the whole history before it)")); continue
-        if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered, model, echo)
+        if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered, model, echo, details)
         elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
         if not cache and _strip_cc(res[j], set_): ckpts.append(i)
     if ckpts: notes.append((ckpts[0], f"cache checkpoints left out (messages {', '.join('system' if k<0 else str(k) for k in ckpts)}): {model} takes none"))

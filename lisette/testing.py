@@ -99,23 +99,24 @@ def _oa_annotations(rep):
         res.append({'type': 'url_citation', 'url_citation': {'start_index': st, 'end_index': st+len(ct), 'url': s.get('url', ''), 'title': s.get('title', '')}})
     return res
 
-def _gm_extra(sig):
-    "The `extra_content` with which Gemini's OpenAI-compatible endpoint gives a tool call its thought signature `sig`"
-    return {'extra_content': {'google': {'thought_signature': sig}}} if sig else {}
+def _oa_signed(model, sig, tcs):
+    "Where an OpenAI-protocol reply of Gemini 3 `model` with tool calls `tcs` carries its thought signature `sig`: (fields of the first call, fields of the message)"
+    if _gemini3(model, 'google/'): return {}, {'reasoning_details': [{'type': 'reasoning.encrypted', 'data': sig, 'id': tcs[0][0], 'format': 'google-gemini-v1', 'index': 0}]}  # OpenRouter's
+    return {'extra_content': {'google': {'thought_signature': sig}}}, {}  # Gemini's OpenAI-compatible endpoint
 
-def _oa_json(rep, body, n, tcs, sig=None):
-    "An OpenAI `chat.completion` object (`sig`: Gemini's thought signature, on the first tool call)"
+def _oa_json(rep, body, n, tcs, signed=({}, {})):
+    "An OpenAI `chat.completion` object (`signed`: see `_oa_signed`)"
     msg = {'role': 'assistant', 'content': rep.text if (rep.text or not tcs) else None}
     if rep.refusal is not None: msg |= {'content': None, 'refusal': rep.refusal}
     if rep.web_search: msg['annotations'] = _oa_annotations(rep)
     if rep.thinking: msg['reasoning_content'] = rep.thinking
-    if tcs: msg['tool_calls'] = [{'id': i, 'type': 'function', 'function': {'name': nm, 'arguments': a}} | _gm_extra(j==0 and sig) for j,(i,nm,a) in enumerate(tcs)]
+    if tcs: msg |= {'tool_calls': [{'id': i, 'type': 'function', 'function': {'name': nm, 'arguments': a}} | (signed[0] if j==0 else {}) for j,(i,nm,a) in enumerate(tcs)]} | signed[1]
     return {'id': f'chatcmpl-fake{n}', 'object': 'chat.completion', 'created': int(time.time()), 'model': rep.model or body.get('model'),
             'choices': [{'index': 0, 'message': msg, 'logprobs': None, 'finish_reason': _stops(rep)[0]}], 'usage': _oa_usage(_usage(rep))}
 
 # %% ../nbs/00_testing.ipynb #96ed7e06
-def _oa_events(rep, body, n, tcs, sig=None):
-    "The `data:` payloads of an OpenAI stream (`sig`: Gemini's thought signature, on the first tool call)"
+def _oa_events(rep, body, n, tcs, signed=({}, {})):
+    "The `data:` payloads of an OpenAI stream (`signed`: see `_oa_signed`, with the first call's first delta)"
     base = {'id': f'chatcmpl-fake{n}', 'object': 'chat.completion.chunk', 'created': int(time.time()), 'model': rep.model or body.get('model')}
     ch = lambda delta, fr=None: {**base, 'choices': [{'index': 0, 'delta': delta, 'logprobs': None, 'finish_reason': fr}]}
     yield ch({'role': 'assistant', 'content': ''} if rep.refusal is None else {'role': 'assistant', 'content': None, 'refusal': ''})
@@ -123,15 +124,15 @@ def _oa_events(rep, body, n, tcs, sig=None):
     for t in _split_text(rep.thinking): yield ch({'reasoning_content': t})
     for t in _split_text(rep.text, rep.chunks): yield ch({'content': t})
     for j,(i,nm,a) in enumerate(tcs):
-        yield ch({'tool_calls': [{'index': j, 'id': i, 'type': 'function', 'function': {'name': nm, 'arguments': ''}} | _gm_extra(j==0 and sig)]})
+        yield ch({'tool_calls': [{'index': j, 'id': i, 'type': 'function', 'function': {'name': nm, 'arguments': ''}} | (signed[0] if j==0 else {})]} | (signed[1] if j==0 else {}))
         for frag in _split_text(a, max(1, len(a)//8)): yield ch({'tool_calls': [{'index': j, 'function': {'arguments': frag}}]})
     if rep.web_search: yield ch({'annotations': _oa_annotations(rep)})
     yield ch({}, _stops(rep)[0])
     if nested_idx(body, 'stream_options', 'include_usage'): yield {**base, 'choices': [], 'usage': _oa_usage(_usage(rep))}
 
-def _oa_sse(rep, body, n, tcs, sig=None):
+def _oa_sse(rep, body, n, tcs, signed=({}, {})):
     "The OpenAI stream as encoded events"
-    return [f"data: {json.dumps(d)}\n\n".encode() for d in _oa_events(rep, body, n, tcs, sig)] + [b'data: [DONE]\n\n']
+    return [f"data: {json.dumps(d)}\n\n".encode() for d in _oa_events(rep, body, n, tcs, signed)] + [b'data: [DONE]\n\n']
 
 # %% ../nbs/00_testing.ipynb #7ed57409
 def _an_usage(u, final=False):
@@ -516,9 +517,9 @@ def _walk(o):
     for v in (o.values() if isinstance(o, dict) else o if isinstance(o, list) else []): yield from _walk(v)
 
 # %% ../nbs/00_testing.ipynb #7620b3e0
-def _gemini3(model):
-    "Is `model`, as a request names it (`gemini-3-flash-preview`, `models/gemini-3.1-flash-lite`), Gemini 3 or later?"
-    m = re.match(r'(?:models/)?gemini-(\d+)', model or '')
+def _gemini3(model, via=r'(?:models/)?'):
+    "Is `model`, as a request names it (`gemini-3-flash-preview`, `models/gemini-3.1-flash-lite`; `via='google/'`: as OpenRouter names it), Gemini 3 or later?"
+    m = re.match(via + r'gemini-(\d+)', model or '')
     return bool(m) and int(m[1])>=3
 
 def _sig_known(sig, fp): return sig in fp._signatures or sig in _gm_dummy_sigs or _b64(sig) in _gm_dummy_sigs
@@ -553,16 +554,28 @@ def _check_gemini(body, turns, model, fp):
             sig = _gk(p, 'thoughtSignature') if isinstance(p, dict) else None
             if sig and not _sig_known(sig, fp): return "Corrupted thought signature."
 
+def _calls_since_user(msgs):
+    "The assistant messages with tool calls after the last user message (the current turn's steps)"
+    start = max((i for i,m in enumerate(msgs) if m.get('role')=='user'), default=-1)
+    return [m for m in msgs[start+1:] if m.get('role')=='assistant' and m.get('tool_calls') and isinstance(m['tool_calls'][0], dict)]
+
 def _check_gemini_openai(body, fp):
-    "Gemini 3 through its OpenAI-compatible endpoint: the first tool call of each assistant message since the last user message carries its thought signature (`extra_content.google.thought_signature`), unmodified"
+    "Gemini 3 through its OpenAI-compatible endpoint: the first tool call of each step of the current turn carries its thought signature (`extra_content.google.thought_signature`), unmodified"
     msgs = body.get('messages') or []
-    start = max((i for i,m in enumerate(msgs) if m.get('role')=='user'), default=0)
-    for i,m in enumerate(msgs):
-        tcs = m.get('tool_calls') if m.get('role')=='assistant' else None
-        if not tcs or not isinstance(tcs[0], dict): continue
-        sig = nested_idx(tcs[0], 'extra_content', 'google', 'thought_signature')
-        if not sig and i>start: return _missing_sig(nested_idx(tcs[0], 'function', 'name'), 1+bool(m.get('content')))
-        if sig and not _sig_known(sig, fp): return "Corrupted thought signature."
+    for m in _calls_since_user(msgs):
+        if not nested_idx(tc := m['tool_calls'][0], 'extra_content', 'google', 'thought_signature'): return _missing_sig(nested_idx(tc, 'function', 'name'), 1+bool(m.get('content')))
+    for m in msgs:
+        for tc in m.get('tool_calls') or [] if m.get('role')=='assistant' else []:
+            if (sig := nested_idx(tc, 'extra_content', 'google', 'thought_signature')) and not _sig_known(sig, fp): return "Corrupted thought signature."
+
+def _check_openrouter_gemini(body, fp):
+    "Gemini 3 through OpenRouter: each step of the current turn comes back with the `reasoning_details` OpenRouter gave it (their `reasoning.encrypted` detail holds the signature), unmodified"
+    for m in _calls_since_user(body.get('messages') or []):
+        sigs = [d.get('data') for d in m.get('reasoning_details') or [] if isinstance(d, dict) and d.get('type')=='reasoning.encrypted']
+        if not sigs: return ("Gemini models require OpenRouter reasoning details to be preserved in each request. Please refer to our docs: "
+                             "https://openrouter.ai/docs/guides/best-practices/reasoning-tokens#preserving-reasoning-blocks. Upstream error: "
+                             + _missing_sig(nested_idx(m['tool_calls'][0], 'function', 'name'), 1+bool(m.get('content'))))
+        if not all(_sig_known(s, fp) for s in sigs): return "Corrupted thought signature."
 
 def _b64(s):
     try: return base64.b64decode(s).decode()
@@ -581,6 +594,7 @@ def validate_request(body:dict, # The request body
     if proto=='gemini' and (e := _check_gemini(body, turns, model, sigs)): return e
     if proto=='openai' and (e := _check_openai(body)): return e
     if proto=='openai' and _gemini3(model) and (e := _check_gemini_openai(body, sigs)): return e
+    if proto=='openai' and _gemini3(model, 'google/') and (e := _check_openrouter_gemini(body, sigs)): return e
     return _check_pairs([t for t in turns if t['role']!='system'], proto)
 
 def _check_responses(body, fp):
@@ -793,8 +807,8 @@ def _render(rep, body, ctx, fp):
             rep = dataclasses.replace(rep, usage={**rep.usage, 'input': inp, 'cache_creation': cw, 'cache_read': cr})
         res = (_an_sse if stream else _an_json)(rep, body, k, tcs, _noting_searches(ids, fp._thought_calls) if rep.thinking is not None else ids)
     elif proto=='openai':
-        sig = _gm_sig(rep, k) if tcs and _gemini3(ctx['model']) else None  # (Gemini's OpenAI-compatible endpoint)
-        res = (_oa_sse if stream else _oa_json)(rep, body, k, tcs, sig)
+        sig = _gm_sig(rep, k) if tcs and (_gemini3(ctx['model']) or _gemini3(ctx['model'], 'google/')) else None  # (Gemini 3, through its OpenAI-compatible endpoint or OpenRouter)
+        res = (_oa_sse if stream else _oa_json)(rep, body, k, tcs, _oa_signed(ctx['model'], sig, tcs) if sig else ({}, {}))
         if sig: fp._signatures.add(sig)
     elif proto=='responses':
         res = (_rs_sse if stream else _rs_json)(rep, body, k, tcs)

@@ -857,3 +857,54 @@ def test_gemini_openai_call_signature_goes_back(fake_provider, stream, aio, n, t
     assert chat2.hist[-1].content == 'again'
     loops = [m['tool_calls'][0] for m in fp.last['messages'] if m.get('tool_calls')]
     assert len(loops) == 2 and all(tc['extra_content']['google']['thought_signature'] in fp._signatures for tc in loops)
+
+# --- OpenRouter's reasoning details
+
+_or = json.load(open(os.path.join(os.path.dirname(__file__), 'fixtures', 'openrouter_reasoning.json')))
+
+def _or_reply(key): return Reply(raw=_or[key].encode() if isinstance(_or[key], str) else json.dumps(_or[key]).encode())
+
+def _or_details(key):
+    "The reasoning_details OpenRouter sent in fixture `key`, as one message has them (a stream's pieces joined)"
+    if key=='claude_json': return _or[key]['choices'][0]['message']['reasoning_details']
+    evs = [json.loads(l[6:]) for l in _or[key].split('\n') if l.startswith('data: {')]
+    pieces = [d for e in evs if e['choices'] for d in e['choices'][0]['delta'].get('reasoning_details') or []]
+    if key=='o3_sse': return pieces  # (one encrypted item)
+    sig = next(d['signature'] for d in pieces if d.get('signature'))
+    return [{'type': 'reasoning.text', 'text': 'This is a simple arithmetic question. 2+2 equals 4.', 'signature': sig, 'format': 'anthropic-claude-v1', 'index': 0}]
+
+@pytest.mark.parametrize('aio', [False, True])
+@pytest.mark.parametrize('key,model', [('claude_json', 'openrouter/anthropic/claude-sonnet-4.5'), ('claude_sse', 'openrouter/anthropic/claude-sonnet-4.5'),
+                                       ('o3_sse', 'openrouter/openai/o3')])
+def test_openrouter_reasoning_details_go_back(fake_provider, key, model, aio, tmp_path):
+    """OpenRouter's `reasoning_details` (Claude's signed thinking, OpenAI's encrypted reasoning) go back on the assistant
+    message, where OpenRouter reads them, streamed as not, also after save and load: litellm kept them inside
+    `provider_specific_fields` (not streamed) or dropped them (streamed)"""
+    fp = fake_provider.queue(_or_reply(key), 'second', 'third')
+    chat = (AsyncChat if aio else Chat)(model, **oa(fp))
+    _turn(chat, aio, key.endswith('_sse'), 'hi')
+    _turn(chat, aio, False, 'next')
+    sent = fp.requests[1].body['messages'][1]
+    assert sent['reasoning_details'] == _or_details(key)
+    assert 'reasoning_details' not in (sent.get('provider_specific_fields') or {})  # (sent once)
+    save_chat(chat, tmp_path/'c.json')
+    _turn(load_chat(tmp_path/'c.json', cls=type(chat), **oa(fp)), aio, False, 'again')
+    assert fp.last['messages'][1]['reasoning_details'] == _or_details(key)
+
+@pytest.mark.parametrize('aio', [False, True])
+@pytest.mark.parametrize('stream', [False, True])
+@pytest.mark.parametrize('n', [1, 3])
+def test_openrouter_gemini_tool_loop(fake_provider, stream, aio, n):
+    """Gemini 3 through OpenRouter: each step of a tool loop goes back with the `reasoning_details` OpenRouter gave it (its
+    thought signature); OpenRouter refused every loop at its second request ('Gemini models require OpenRouter reasoning
+    details to be preserved in each request')"""
+    fp = fake_provider
+    def add(a:int, b:int=0) -> int:
+        "Add"
+        return a + b
+    fp.queue(Reply(tool_calls=[('add', {'a': i}) for i in range(n)]), Reply(tool_calls=[('add', {'a': 9})]), 'done')
+    chat = (AsyncChat if aio else Chat)('openrouter/google/gemini-3-flash-preview', tools=[add], **oa(fp))
+    _turn(chat, aio, stream, 'go')
+    assert chat.hist[-1].content == 'done'
+    steps = [m for m in fp.last['messages'] if m.get('tool_calls')]
+    assert [m['reasoning_details'][0]['id'] for m in steps] == [m['tool_calls'][0]['id'] for m in steps]

@@ -487,3 +487,21 @@ def test_streamed_magistral_thinking(fake_provider):
     fp.queue('Yes.')
     chat('And you?')
     assert fp.last['messages'][1].get('reasoning_content') == 'The user is asking for 2+2. This is basic arithmetic. 2+2=4.' and 'thinking_blocks' not in fp.last['messages'][1]
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_openrouter_reasoning_details_stay_on_openrouter(fake_provider, stream):
+    """OpenRouter's reasoning details (here Gemini 3's thought signature) go to OpenRouter only: moved to another
+    provider, they are left out and said so; back on OpenRouter, they go again"""
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[('lookup', {'key': 'a'})]), 'Found it.', 'On OpenAI.', 'Back.')
+    chat = Chat('openrouter/google/gemini-3-flash-preview', tools=[lookup], api_base=fp.openai_base, api_key='k')
+    r = chat('Look up a', stream=stream)
+    if stream: list(r)
+    assert fp.requests[1].body['messages'][1]['reasoning_details']
+    chat.model = 'openai/gpt-5-mini'
+    chat('And now?')
+    assert 'reasoning_details' not in json.dumps(fp.last)
+    assert [d for k,d in chat.adjustments if k=='switch'] == ["message 1: OpenRouter's reasoning details left out (openai/gpt-5-mini is not on OpenRouter, which alone reads them; kept in the history)"]
+    chat.model = 'openrouter/google/gemini-3-flash-preview'
+    chat('And back?')
+    assert fp.last['messages'][1]['reasoning_details'] == fp.requests[1].body['messages'][1]['reasoning_details']
