@@ -29,7 +29,7 @@ from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
+                               unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -1089,6 +1089,9 @@ def _nothing_in(res):
     return m is None or not (m.content or m.tool_calls or any(getattr(m, k, None) for k in ('reasoning_content', 'thinking_blocks', 'reasoning_items', 'refusal')))
 
 _busy_errors = (litellm.RateLimitError, litellm.ServiceUnavailableError, litellm.InternalServerError)  # (unbilled before an answer: retried)
+def _busy(pe):
+    "Is error `pe`, sent in a 2xx stream, the provider saying it is busy (nothing generated, retried)? Not an error body of other kinds: it may have billed"
+    return isinstance(pe, (litellm.RateLimitError, litellm.ServiceUnavailableError)) or isinstance(pe, litellm.InternalServerError) and _overloaded(pe)
 
 def _stream_failure(e, seen, r, chunks=()):
     "The error to raise for failure `e` of stream `r` (`chunks`: what arrived), marked `lisette_midstream` when the provider had answered (never re-sent)"
@@ -1097,11 +1100,12 @@ def _stream_failure(e, seen, r, chunks=()):
         # (from 1.110 litellm raises this itself for events that end before a finish reason, which `_check_stream` found before)
         try: got = _build(chunks) if chunks else None
         except Exception: got = None
-        if isinstance(pe := stream_error(e), (*_busy_errors, litellm.BadRequestError)) and _nothing_in(got) and not _unread_why(r, e):
+        pe = stream_error(e)
+        if ((busy := _busy(pe)) or isinstance(pe, litellm.BadRequestError)) and _nothing_in(got) and not _unread_why(r, e):
             # the provider refused the request in a 2xx stream before any answer (a Responses `response.failed` rate limit, a flagged
             # prompt's `error` event, Anthropic's `overloaded_error`): raised as itself, as a reply that is not streamed raises it;
             # a rate limit or an overload is retried, as its error status is
-            pe.lisette_midstream = not isinstance(pe, _busy_errors)
+            pe.lisette_midstream = not busy
             return pe
         if repeat_guard(e):  # litellm's own guard, not the provider: say so, and how to let such a text through
             err = _incomplete(r, got, head="litellm stopped reading the stream before the provider finished its answer",

@@ -713,6 +713,10 @@ def stream_error(e):
     o = getattr(e, 'original_exception', None)
     return o if stream_broke(e) and isinstance(o, Exception) else e
 
+def _overloaded(e)->bool:
+    "Is error `e` the provider saying it is overloaded? Anthropic's `overloaded_error` (its 529), which a 2xx stream carries as an event: litellm (1.106.2 to 1.110.2) raises that as a 500 with Anthropic's words ('Overloaded')"
+    return getattr(e, 'status_code', None)==529 or 'overloaded' in str(e).lower()
+
 # %% ../nbs/04_providers.ipynb #a9d5ca99
 def _sent_errors():
     "The exception types of a request that reached the network"
