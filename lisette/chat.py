@@ -107,6 +107,7 @@ def add_warning(r, msg):
     "Append a `<warning>` to the text of response `r`"
     m = contents(r)
     m.content = f"{m.content}\n\n<warning>{msg}</warning>" if m.content else f"<warning>{msg}</warning>"
+    if isinstance(hp := _hidden(r), dict): hp.setdefault('lisette_warnings', []).append(msg)  # for a stream's display: no chunk carried it
 
 _stop_warnings = {'length': 'Response was cut off at token limit.',
                   'content_filter': 'AI server provider content filter was applied to this request.'}

@@ -16,7 +16,7 @@ from litellm import stream_chunk_builder as _litellm_build
 from litellm.types.utils import StreamingChoices, Delta
 from .messages import contents, tool_dtls_tag, _get, _shown_calls
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id, _provider_ran
-from .usage import quiet_litellm
+from .usage import quiet_litellm, _hidden
 from .providers import merge_stream_fields, mend_chunk, keep_refusal, install_mends, _name_nameless
 
 # %% ../nbs/05_stream.ipynb #dd30988f
@@ -216,11 +216,19 @@ class StreamFormatter:
             res += self._sep('text') + ''.join(f"\n\n![generated image]({nested_idx(i,'image_url','url')})\n\n" for i in imgs)
         return res
 
+    def _warnings(self, o):
+        "The warnings `Chat` appended to the text of response `o` (cut off, filtered…), as the reply shows them: no chunk carried them"
+        if not (ws := (_hidden(o) or {}).get('lisette_warnings')): return ''
+        res = ''.join(('\n\n' if self._last or i else '') + f"<warning>{w}</warning>" for i,w in enumerate(ws))
+        self._last = 'text'
+        return res
+
     def _response(self, o):
+        res = self._warnings(o)
         tcs = _shown_calls(nested_idx(o, 'choices', 0, 'message'))  # (with the provider's own, e.g. its web searches)
         self.tcs.update({_tc_id(tc): tc for tc in tcs})
-        if not tcs: return ''
-        res = self._sep('tools') + ''.join(f"\n- ⏳ <code>{html.escape(_fmt_call(tc))}</code> ⏳" for tc in tcs)  # (one list item a call, as the original)
+        if not tcs: return res
+        res += self._sep('tools') + ''.join(f"\n- ⏳ <code>{html.escape(_fmt_call(tc))}</code> ⏳" for tc in tcs)  # (one list item a call, as the original)
         self._last = 'pending'
         return res
 
@@ -304,7 +312,7 @@ def _result_text(c):
     if isinstance(c, list): c = ' '.join(p.get('text') or f"[{p.get('type')}]" if isinstance(p, dict) else str(p) for p in c)
     return _one_line(c, 60)
 
-_ansi = dict(dim='2', tool='36', done='32', pending='33')
+_ansi = dict(dim='2', tool='36', done='32', pending='33', warn='33')
 
 class _PlainTerm:
     "Writes to `file`, with ANSI colours and in-place updates only when it is a terminal"
@@ -347,7 +355,7 @@ class _RichTerm:
         self.live.stop(); self.live = None
         if not self.con.is_terminal: self.con.line()  # on a terminal `stop` ends the block's last line itself
 
-_rich_styles = dict(dim='dim', tool='cyan', done='green', pending='yellow')
+_rich_styles = dict(dim='dim', tool='cyan', done='green', pending='yellow', warn='yellow')
 
 def _has_rich():
     try: import rich.live, rich.console; return True
@@ -408,7 +416,15 @@ class TerminalStream:
         elif done: self._put(self._line(*self.calls[done])[1]+'\n')
         self.col0 = True
 
+    def _warnings(self, o):
+        "The warnings `Chat` appended to response `o`'s text (cut off, filtered…), each on a line of its own"
+        for w in (_hidden(o) or {}).get('lisette_warnings') or []:
+            self._newline(blank=self.mode!='')
+            self._put(f"⚠ {w}", 'warn')
+            self.mode = 'warn'
+
     def _response(self, o):
+        self._warnings(o)
         tcs = _shown_calls(nested_idx(o, 'choices', 0, 'message'))
         if not tcs: return
         self._tools_mode()

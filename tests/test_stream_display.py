@@ -427,3 +427,49 @@ def test_display_of_arguments_that_are_not_an_object(fake_provider, args):
             else: print_stream(chat('go', stream=True), file=out, use_rich=False)
         assert 'done' in out.getvalue() and f"arguments={args!r}" in out.getvalue(), out.getvalue()
         assert 'expected a JSON object' in chat.hist[2]['content']
+
+# ---- a reply the chat adds a warning to (cut off, filtered): the stream's display ends with it, as the reply shows it
+
+CUT = '<warning>Response was cut off at token limit.</warning>'
+
+@pytest.mark.parametrize('stop,warning', [('max_tokens', CUT),
+                                          ('refusal', '<warning>AI server provider content filter was applied to this request.</warning>')])
+def test_stream_shows_stop_warning(proto, notebook, stop, warning):
+    "The warning the chat appends to a cut-off or filtered reply came in no chunk: the live display ended without it"
+    fp, model, kw = proto
+    fp.queue(Reply("Every morning the robot", stop=stop))
+    chat = Chat(model, **kw)
+    fmt = display_stream(chat('A story', stream=True))
+    assert chat.hist[-1].content == f"Every morning the robot\n\n{warning}"
+    assert fmt.outp == chat.hist[-1].content and notebook.shown[-1] == fmt.outp
+    assert fmt2hist(fmt.outp) == [chat.hist[-1].content]
+
+def test_stream_warning_after_thinking_only(fake_provider, notebook):
+    "A reply cut off while it thought (no text): the warning alone, after a blank line"
+    fp = fake_provider
+    fp.queue(Reply(thinking='Let me think about', stop='max_tokens'))
+    chat = Chat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')
+    fmt = display_stream(chat('Think', stream=True, think='l'))
+    assert chat.hist[-1].content == CUT and fmt.outp.endswith(f"🧠\n\n{CUT}") and notebook.shown[-1] == fmt.outp
+
+def test_stream_warning_in_terminal(proto, no_rich):
+    "In a terminal the warning ends the output too, as text (no markup)"
+    fp, model, kw = proto
+    fp.queue(Reply("Every morning the robot", stop='max_tokens'))
+    buf = io.StringIO()
+    print_stream(Chat(model, **kw)('A story', stream=True), file=buf)
+    assert buf.getvalue() == "Every morning the robot\n\n⚠ Response was cut off at token limit.\n"
+
+async def test_async_stream_shows_warning(proto, notebook):
+    fp, model, kw = proto
+    fp.queue(Reply("Every morning the robot", stop='max_tokens'))
+    chat = AsyncChat(model, **kw)
+    fmt = await adisplay_stream(await chat('A story', stream=True))
+    assert fmt.outp == chat.hist[-1].content == f"Every morning the robot\n\n{CUT}" and notebook.shown[-1] == fmt.outp
+
+def test_ordinary_stream_unchanged(proto, notebook):
+    "A reply that finished: no warning, the markdown is its text, as before"
+    fp, model, kw = proto
+    fp.queue(Reply("All done."))
+    fmt = display_stream(Chat(model, **kw)('Hi', stream=True))
+    assert fmt.outp == 'All done.' and notebook.shown[-1] == 'All done.'
