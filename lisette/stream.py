@@ -9,7 +9,7 @@ __all__ = ['stream_chunk_builder', 'stream_with_complete', 'astream_with_complet
            'adisplay_stream']
 
 # %% ../nbs/05_stream.ipynb #b6e9ad58
-import html, json, re, time
+import html, json, re, threading, time
 from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream
 from litellm import stream_chunk_builder as _litellm_build
@@ -274,31 +274,60 @@ def _in_notebook():
     return sh is not None and type(sh).__name__!='TerminalInteractiveShell'
 
 class _Live:
-    "A markdown display of `fmt.outp`, updated at most every `every` seconds unless forced (outside a live kernel: once, at the end)"
-    def __init__(self, fmt, every=0.05):
+    "A markdown display of `fmt.outp`: text at most every `every` seconds, the rest at once (outside a live kernel: once, at the end)"
+    def __init__(self, fmt, every=0.05, clock=time.monotonic):
         self.display, self.Markdown = _ipy_display()
-        self.fmt, self.t, self.every = fmt, 0., every if IN_JUPYTER else float('inf')
-        self.dh = self.display(self.Markdown(''), display_id=True) if IN_JUPYTER else None
-    def update(self, force=False):
-        if (t := time.monotonic())-self.t>=self.every or (force and self.dh is not None): self.flush(); self.t = t
-    def flush(self):
+        self.fmt, self.t, self.clock, self.live = fmt, 0., clock, IN_JUPYTER
+        self.every = every if self.live else float('inf')
+        self.dh = self.display(self.Markdown(''), display_id=True) if self.live else None
+        self.lock, self.stale, self.trailer, self.wake, self.done = threading.Lock(), False, None, threading.Event(), threading.Event()
+
+    def add(self, o):
+        "Format stream item `o`: shown now, or (text within `every` of the last update) held back and shown soon"
+        with self.lock:  # (the trailing thread reads `fmt.outp`, which joins its parts)
+            if not self.fmt.format_item(o): return
+            if (t := self.clock())-self.t>=self.every or (self.live and not isinstance(o, ModelResponseStream)): self._show(t)
+            elif not self.stale:
+                self.stale = True
+                if self.live: self._trail_soon()
+
+    def _show(self, t):
         if self.dh is not None: self.dh.update(self.Markdown(self.fmt.outp))
         else: self.display(self.Markdown(self.fmt.outp))
+        self.t, self.stale = t, False
+
+    def _trail_soon(self):
+        if self.trailer is None:
+            self.trailer = threading.Thread(target=self._trail, name='lisette-display', daemon=True)
+            self.trailer.start()
+        self.wake.set()
+
+    def _trail(self):
+        "Show what `add` held back once `every` has passed since the last update: the stream may pause there"
+        while self.wake.wait() and not self.done.is_set():
+            self.wake.clear()
+            if self.done.wait(max(0., self.t+self.every-self.clock())): return
+            with self.lock:
+                if self.stale and not self.done.is_set(): self._show(self.clock())
+
+    def close(self):
+        "Stop the trailing thread, and show all"
+        self.done.set(); self.wake.set()
+        if self.trailer is not None: self.trailer.join()
+        self._show(self.clock())
 
 def _md_stream(fmt, rs):
     live = _Live(fmt)
     try:
-        for o in rs:
-            if fmt.format_item(o): live.update(force=not isinstance(o, ModelResponseStream))
-    finally: live.flush()
+        for o in rs: live.add(o)
+    finally: live.close()
     return fmt
 
 async def _amd_stream(fmt, rs):
     live = _Live(fmt)
     try:
-        async for o in rs:
-            if fmt.format_item(o): live.update(force=not isinstance(o, ModelResponseStream))
-    finally: live.flush()
+        async for o in rs: live.add(o)
+    finally: live.close()
     return fmt
 
 # %% ../nbs/05_stream.ipynb #5825177c

@@ -473,3 +473,71 @@ def test_ordinary_stream_unchanged(proto, notebook):
     fp.queue(Reply("All done."))
     fmt = display_stream(Chat(model, **kw)('Hi', stream=True))
     assert fmt.outp == 'All done.' and notebook.shown[-1] == 'All done.'
+
+# ---- text the live display held back (within 50 ms of its last update) shows during a pause, not only at the next chunk
+
+import threading, time as _time
+from lisette import mk_stream_chunk
+
+def _display_threads(): return [t for t in threading.enumerate() if t.name.startswith('lisette-display') and t.is_alive()]
+
+def _seen_in_pause(notebook, want, wait=3.):
+    "What the display shows after up to `wait` seconds of a pause in the stream (as soon as it shows `want`)"
+    end = _time.monotonic()+wait
+    while notebook.shown[-1]!=want and _time.monotonic()<end: _time.sleep(0.01)
+    return notebook.shown[-1]
+
+def test_held_back_text_shows_in_a_pause(notebook):
+    "The last words before a pause (a server-side search, a slow model) stayed invisible until the next chunk"
+    seen = []
+    def gen():
+        yield mk_stream_chunk(content='First words. ')
+        yield mk_stream_chunk(content='Then a sentence before a long pause.')  # within 50 ms of the first: held back
+        seen.append(_seen_in_pause(notebook, 'First words. Then a sentence before a long pause.'))
+        yield mk_stream_chunk(content=' After it.')
+    fmt = display_stream(gen())
+    assert seen == ['First words. Then a sentence before a long pause.']
+    assert notebook.shown[-1] == fmt.outp == 'First words. Then a sentence before a long pause. After it.'
+    assert not _display_threads(), 'nothing left running after the stream'
+
+async def test_held_back_text_shows_in_a_pause_async(notebook):
+    import asyncio
+    seen = []
+    async def agen():
+        yield mk_stream_chunk(content='First words. ')
+        yield mk_stream_chunk(content='Then a pause.')
+        end = _time.monotonic()+3
+        while notebook.shown[-1]!='First words. Then a pause.' and _time.monotonic()<end: await asyncio.sleep(0.01)
+        seen.append(notebook.shown[-1])
+        yield mk_stream_chunk(content=' After it.')
+    fmt = await adisplay_stream(agen())
+    assert seen == ['First words. Then a pause.'] and notebook.shown[-1] == fmt.outp
+    assert not _display_threads()
+
+def test_live_trailing_update_with_a_fake_clock(monkeypatch):
+    "`_Live` driven directly: a held-back chunk shows once `every` has passed on its clock, once; closing stops its thread"
+    rec, now = _Recorder(), [100.]
+    monkeypatch.setattr(lstream, 'IN_JUPYTER', True)
+    monkeypatch.setattr(lstream, '_ipy_display', lambda: (rec.display, rec.Markdown))
+    live = lstream._Live(StreamFormatter(), every=0.5, clock=lambda: now[0])
+    live.add(mk_stream_chunk(content='a'))
+    now[0] += 0.01
+    live.add(mk_stream_chunk(content='b'))
+    assert rec.shown[-1] == 'a'
+    now[0] += 1  # the interval passes: the thread, asleep for what was left of it (0.49 s), then shows 'ab'
+    end = _time.monotonic()+3
+    while rec.shown[-1]!='ab' and _time.monotonic()<end: _time.sleep(0.01)
+    assert rec.shown[-1] == 'ab'
+    _time.sleep(0.1)
+    assert rec.shown.count('ab') == 1, 'shown once, not again and again'
+    live.close()
+    assert not _display_threads()
+
+def test_failed_stream_leaves_no_thread(notebook):
+    "A stream that fails after text was held back: the display shows that text, and no thread is left running"
+    def gen():
+        yield mk_stream_chunk(content='Some ')
+        yield mk_stream_chunk(content='words')
+        raise RuntimeError('connection lost')
+    with pytest.raises(RuntimeError, match='connection lost'): display_stream(gen())
+    assert notebook.shown[-1] == 'Some words' and not _display_threads()
