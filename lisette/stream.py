@@ -394,10 +394,10 @@ def _has_rich():
 class TerminalStream:
     "Render the items of a response stream for a terminal: text, compact thinking, one line per tool call"
     def __init__(self, file=None, # Where to write (default: `sys.stdout`)
-                 use_rich:bool|None=None, # Use `rich` (None: when installed)
+                 use_rich:bool|None=None, # Use `rich` (None: when installed, and not in a Jupyter kernel)
                  showthink:bool=False): # Print the thinking text (dimmed) rather than one `🧠 thinking…` line
         file = file or sys.stdout
-        self.out = (_RichTerm if (_has_rich() if use_rich is None else use_rich) else _PlainTerm)(file)
+        self.out = (_RichTerm if (_has_rich() and not _in_notebook() if use_rich is None else use_rich) else _PlainTerm)(file)
         self.showthink, self.mode, self.col0, self.calls, self.drawn = showthink, '', True, {}, 0
 
     def _put(self, s, style=None):
@@ -483,7 +483,7 @@ class TerminalStream:
 # %% ../nbs/05_stream.ipynb #0f591e30
 def print_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False,
                  file=None, # Where to write (default: `sys.stdout`)
-                 use_rich:bool|None=None): # Use `rich` (None: when installed)
+                 use_rich:bool|None=None): # Use `rich` (None: when installed, and not in a Jupyter kernel)
     "Print response stream `rs` for a terminal; returns the `StreamFormatter` that saw it (its `outp` is the markdown)"
     fmt, term = StreamFormatter(mx=mx, debug=debug, showthink=showthink), TerminalStream(file, use_rich, showthink)
     try:

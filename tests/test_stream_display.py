@@ -541,3 +541,21 @@ def test_failed_stream_leaves_no_thread(notebook):
         raise RuntimeError('connection lost')
     with pytest.raises(RuntimeError, match='connection lost'): display_stream(gen())
     assert notebook.shown[-1] == 'Some words' and not _display_threads()
+
+# ---- print_stream inside a Jupyter kernel: the plain renderer (rich there makes one output per write, with raw ANSI codes)
+
+def test_print_stream_in_a_kernel_is_plain(proto, monkeypatch):
+    pytest.importorskip('rich')
+    monkeypatch.setattr(lstream, '_in_notebook', lambda: True)
+    assert isinstance(TerminalStream(io.StringIO()).out, lstream._PlainTerm), 'in a kernel the plain renderer is the default'
+    assert isinstance(TerminalStream(io.StringIO(), use_rich=True).out, lstream._RichTerm), 'rich when asked for'
+    fp, model, kw = proto
+    _tool_turn(fp)
+    buf = io.StringIO()
+    print_stream(Chat(model, tools=[simple_add], **kw)('5+7 and 1+2?', stream=True), file=buf)
+    assert buf.getvalue()==EXPECTED_FILE
+
+def test_print_stream_in_a_terminal_uses_rich():
+    "Outside a kernel nothing changes: rich when installed"
+    pytest.importorskip('rich')
+    assert not lstream._in_notebook() and isinstance(TerminalStream(io.StringIO()).out, lstream._RichTerm)
