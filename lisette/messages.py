@@ -233,10 +233,17 @@ re_tools = re.compile(fr"^({tool_dtls_tag}\n*(?:<summary>(?P<summary>.*?)</summa
 token_dtls_tag = "<details class='token-usage-details' markdown='1'>"
 re_token = re.compile(fr"^{token_dtls_tag}.*?</details>\n*", flags=re.DOTALL|re.MULTILINE)
 _re_pending = re.compile(r"^\s*- ⏳ <code>.*?</code> ⏳\s*$", flags=re.MULTILINE)
+_ran_mark = ' → run by the provider'
+_re_ran = re.compile(fr"^\s*- 🔧 <code>.*?</code>{_ran_mark}\s*$", flags=re.MULTILINE)
+
+def _unran(s):
+    "Text `s` without the lines of calls the provider ran (a search: no tool block follows them)"
+    return _re_ran.sub('', s) if _ran_mark in s else s
 
 def _unpend(s):
-    "Text `s` without the lines of pending calls (a search the provider ran shows one, with no tool block after it)"
-    return _re_pending.sub('', s).rstrip() if '⏳ <code>' in s else s
+    "Text `s` without the lines of calls no tool block follows: pending (a search the provider has yet to run), or run by the provider"
+    if '⏳ <code>' not in s and _ran_mark not in s: return s
+    return _re_pending.sub('', _unran(s)).strip()
 
 # %% ../nbs/01_messages.ipynb #35a765ea
 def split_tools(s):
@@ -276,7 +283,7 @@ def fmt2hist(outp:str)->list:
     if tool_dtls_tag not in outp: return [_unpend(re_token.sub('', outp))]  # plain text stays a str, so `mk_msgs` infers its role
     hist, pending, cur = [], 0, None
     for txt,_,js in split_tools(re_token.sub('', outp)):
-        txt = txt or ''
+        txt = _unran(txt or '')  # (a call the provider ran has no block: it counts in no group)
         npend = len(_re_pending.findall(txt))
         txt = _re_pending.sub('', txt).strip()
         if js is None:

@@ -14,7 +14,7 @@ from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream
 from litellm import stream_chunk_builder as _litellm_build
 from litellm.types.utils import StreamingChoices, Delta
-from .messages import contents, tool_dtls_tag, _get, _shown_calls
+from .messages import contents, tool_dtls_tag, _get, _shown_calls, _ran_mark
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id, _provider_ran
 from .usage import quiet_litellm, _hidden
 from .providers import merge_stream_fields, mend_chunk, keep_refusal, install_mends, _name_nameless
@@ -185,6 +185,12 @@ def mk_tr_details(tr, tc, mx:int=2000):
     return f"\n\n{tool_dtls_tag}\n<summary><code>{summ}</code></summary>\n\n```json\n{json.dumps(res, indent=2)}\n```\n\n</details>\n\n"
 
 # %% ../nbs/05_stream.ipynb #5c62841f
+def _call_line(tc, ran=False):
+    "The list item of tool call `tc`: pending (`⏳ … ⏳`, as the original), or run by the provider"
+    c = html.escape(_fmt_call(tc))
+    return f"\n- 🔧 <code>{c}</code>{_ran_mark}" if ran else f"\n- ⏳ <code>{c}</code> ⏳"
+
+# %% ../nbs/05_stream.ipynb #4dbaa7b8
 class StreamFormatter:
     def __init__(self, mx:int=2000, debug:bool=False, showthink:bool=False):
         "Format a stream of chunks, responses and tool results as markdown; `outp` accumulates it all"
@@ -224,11 +230,12 @@ class StreamFormatter:
         return res
 
     def _response(self, o):
-        res = self._warnings(o)
-        tcs = _shown_calls(nested_idx(o, 'choices', 0, 'message'))  # (with the provider's own, e.g. its web searches)
-        self.tcs.update({_tc_id(tc): tc for tc in tcs})
+        res, m = self._warnings(o), nested_idx(o, 'choices', 0, 'message')
+        tcs = _shown_calls(m)  # (with the provider's own, e.g. its web searches)
         if not tcs: return res
-        res += self._sep('tools') + ''.join(f"\n- ⏳ <code>{html.escape(_fmt_call(tc))}</code> ⏳" for tc in tcs)  # (one list item a call, as the original)
+        ran = _provider_ran(m)  # the provider's own calls it ran (its searches): no result of theirs comes in the stream
+        self.tcs.update({i: tc for tc in tcs if (i := _tc_id(tc)) not in ran})
+        res += self._sep('tools') + ''.join(_call_line(tc, _tc_id(tc) in ran) for tc in tcs)
         self._last = 'pending'
         return res
 
