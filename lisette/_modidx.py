@@ -790,6 +790,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.stream._args_dict': ('stream.html#_args_dict', 'lisette/stream.py'),
                                 'lisette.stream._build': ('stream.html#_build', 'lisette/stream.py'),
                                 'lisette.stream._call_line': ('stream.html#_call_line', 'lisette/stream.py'),
+                                'lisette.stream._check_stream': ('stream.html#_check_stream', 'lisette/stream.py'),
                                 'lisette.stream._fmt_call': ('stream.html#_fmt_call', 'lisette/stream.py'),
                                 'lisette.stream._has_rich': ('stream.html#_has_rich', 'lisette/stream.py'),
                                 'lisette.stream._in_notebook': ('stream.html#_in_notebook', 'lisette/stream.py'),

@@ -9,7 +9,7 @@ __all__ = ['stream_chunk_builder', 'stream_with_complete', 'astream_with_complet
            'adisplay_stream']
 
 # %% ../nbs/05_stream.ipynb #b6e9ad58
-import html, json, re, threading, time
+import html, inspect, json, re, threading, time
 from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream
 from litellm import stream_chunk_builder as _litellm_build
@@ -280,6 +280,21 @@ def _in_notebook():
     sh = get_ipython()
     return sh is not None and type(sh).__name__!='TerminalInteractiveShell'
 
+def _check_stream(rs, name, aio=False):
+    "Raise an error saying what is wrong, and the fix, when `rs` is no stream `name` (or, `aio`, its async twin `a{name}`) can show"
+    me, sync, asy, kind = 'a'+name if aio else name, name, 'a'+name, type(rs).__name__
+    if isinstance(rs, ModelResponse): raise TypeError(f"{me} shows a stream as it comes, and was given a finished reply (a ModelResponse): "
+                                                      "ask for a stream, `chat(..., stream=True)`, or show the reply itself")
+    if inspect.isawaitable(rs): raise TypeError(f"{me} was given a {kind}, not a stream: await it first, `await {asy}(await chat(..., stream=True))`")
+    if hasattr(rs, '__aiter__') and not hasattr(rs, '__iter__') and not aio: raise TypeError(f"{me} was given an async stream ({kind}): show it with `await {asy}(...)`")
+    if hasattr(rs, '__iter__') and not hasattr(rs, '__aiter__') and aio and not isinstance(rs, (str, bytes, dict)):
+        raise TypeError(f"{me} was given a sync stream ({kind}): show it with `{sync}(...)`")
+    if isinstance(rs, (str, bytes, dict, ModelResponseStream)) or not hasattr(rs, '__aiter__' if aio else '__iter__'):
+        raise TypeError(f"{me} was given a {kind}, not a stream: pass it what `chat(..., stream=True)` returns")
+    if inspect.isgenerator(rs) and rs.gi_frame is None or inspect.isasyncgen(rs) and rs.ag_frame is None:
+        raise ValueError(f"{me} was given a stream that has already been read to its end (or closed): a stream shows once; "
+                         "what showed it returned a formatter whose `fmt.outp` holds its markdown")
+
 class _Live:
     "A markdown display of `fmt.outp`: text at most every `every` seconds, the rest at once (outside a live kernel: once, at the end)"
     def __init__(self, fmt, every=0.05, clock=time.monotonic):
@@ -492,6 +507,7 @@ def print_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False,
                  file=None, # Where to write (default: `sys.stdout`)
                  use_rich:bool|None=None): # Use `rich` (None: when installed, and not in a Jupyter kernel)
     "Print response stream `rs` for a terminal; returns the `StreamFormatter` that saw it (its `outp` is the markdown)"
+    _check_stream(rs, 'print_stream')
     fmt, term = StreamFormatter(mx=mx, debug=debug, showthink=showthink), TerminalStream(file, use_rich, showthink)
     try:
         for o in rs: fmt.format_item(o); term.add(o)
@@ -500,6 +516,7 @@ def print_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False,
 
 async def aprint_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False, file=None, use_rich:bool|None=None):
     "Async `print_stream`"
+    _check_stream(rs, 'print_stream', aio=True)
     fmt, term = AsyncStreamFormatter(mx=mx, debug=debug, showthink=showthink), TerminalStream(file, use_rich, showthink)
     try:
         async for o in rs: fmt.format_item(o); term.add(o)
@@ -509,10 +526,12 @@ async def aprint_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False,
 # %% ../nbs/05_stream.ipynb #9a58c614
 def display_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False):
     "Use IPython.display to markdown display the response stream."
+    _check_stream(rs, 'display_stream')
     if not _in_notebook(): return print_stream(rs, mx=mx, debug=debug, showthink=showthink)
     return _md_stream(StreamFormatter(mx=mx, debug=debug, showthink=showthink), rs)
 
 async def adisplay_stream(rs, mx:int=2000, debug:bool=False, showthink:bool=False):
     "Use IPython.display to markdown display the response stream."
+    _check_stream(rs, 'display_stream', aio=True)
     if not _in_notebook(): return await aprint_stream(rs, mx=mx, debug=debug, showthink=showthink)
     return await _amd_stream(AsyncStreamFormatter(mx=mx, debug=debug, showthink=showthink), rs)

@@ -584,3 +584,62 @@ def test_provider_not_yet_run_stays_pending():
     sf = StreamFormatter()
     for o in (ran, lstream.mk_stream_chunk(content='Then text.')): sf.format_item(o)
     assert sf.outp == f"\n- 🔧 <code>web_search(query=&#x27;nyc&#x27;){RAN}\n\nThen text." and fmt2hist(sf.outp) == ['Then text.']
+
+# ---- misuse: a clear error naming the problem and the fix, before any output
+
+def test_display_stream_of_a_finished_reply(fake_provider, notebook, capsys):
+    "A finished reply (no `stream=True`) showed an empty output, silently"
+    fp = fake_provider
+    fp.queue('Hi.')
+    r = Chat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')('x')
+    with pytest.raises(TypeError, match=r"finished reply \(a ModelResponse\).*stream=True"): display_stream(r)
+    assert notebook.shown == [], 'no empty output left behind'
+    with pytest.raises(TypeError, match=r"finished reply.*stream=True"): print_stream(r)
+    assert capsys.readouterr().out == ''
+
+async def test_adisplay_stream_of_a_finished_reply(fake_provider, notebook):
+    fp = fake_provider
+    fp.queue('Hi.')
+    r = await AsyncChat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')('x')
+    with pytest.raises(TypeError, match=r"adisplay_stream .*finished reply.*stream=True"): await adisplay_stream(r)
+    assert notebook.shown == []
+
+async def test_display_stream_of_an_async_stream(fake_provider, notebook):
+    "An AsyncChat's stream given to display_stream raised `'async_generator' object is not iterable`"
+    fp = fake_provider
+    chat = AsyncChat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')
+    rs = await chat('x', stream=True)
+    with pytest.raises(TypeError, match=r"async stream.*await adisplay_stream"): display_stream(rs)
+    with pytest.raises(TypeError, match=r"async stream.*aprint_stream"): print_stream(rs)
+    assert notebook.shown == [] and chat.hist == []
+    await rs.aclose()
+
+async def test_adisplay_stream_of_a_sync_stream(fake_provider, notebook):
+    "A Chat's stream given to adisplay_stream raised `'async for' requires an object with __aiter__ method, got generator`"
+    fp = fake_provider
+    chat = Chat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')
+    rs = chat('x', stream=True)
+    with pytest.raises(TypeError, match=r"sync stream.*display_stream\("): await adisplay_stream(rs)
+    with pytest.raises(TypeError, match=r"sync stream.*print_stream\("): await aprint_stream(rs)
+    assert notebook.shown == [] and chat.hist == []
+    fp.queue('Still fine.')
+    assert display_stream(rs).outp == 'Still fine.', 'the stream is untouched: it shows where it belongs'
+
+def test_display_stream_of_an_unawaited_stream(fake_provider, notebook):
+    "`AsyncChat(...)(stream=True)` not awaited: a coroutine, not a stream"
+    chat = AsyncChat('anthropic/claude-sonnet-4-5', api_base=fake_provider.anthropic_base, api_key='k')
+    co = chat('x', stream=True)
+    try:
+        with pytest.raises(TypeError, match=r"coroutine.*await"): display_stream(co)
+    finally: co.close()
+    assert notebook.shown == []
+
+def test_display_stream_twice(fake_provider, notebook):
+    "A stream read to its end shows nothing a second time: said, rather than an empty output"
+    fp = fake_provider
+    fp.queue('Once.')
+    rs = Chat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')('x', stream=True)
+    assert display_stream(rs).outp == 'Once.'
+    n = len(notebook.shown)
+    with pytest.raises(ValueError, match=r"already been read.*fmt\.outp"): display_stream(rs)
+    assert len(notebook.shown) == n
