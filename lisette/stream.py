@@ -299,9 +299,8 @@ class _Live:
     "A markdown display of `fmt.outp`: text at most every `every` seconds, the rest at once (outside a live kernel: once, at the end)"
     def __init__(self, fmt, every=0.05, clock=time.monotonic):
         self.display, self.Markdown = _ipy_display()
-        self.fmt, self.t, self.clock, self.live = fmt, 0., clock, IN_JUPYTER
+        self.fmt, self.t, self.clock, self.live, self.dh = fmt, 0., clock, IN_JUPYTER, None
         self.every = every if self.live else float('inf')
-        self.dh = self.display(self.Markdown(''), display_id=True) if self.live else None
         self.lock, self.stale, self.trailer, self.wake, self.done = threading.Lock(), False, None, threading.Event(), threading.Event()
 
     def add(self, o):
@@ -314,8 +313,9 @@ class _Live:
                 if self.live: self._trail_soon()
 
     def _show(self, t):
+        "Show all so far: the display is made with the first markdown (a stream that fails before any leaves no empty output)"
         if self.dh is not None: self.dh.update(self.Markdown(self.fmt.outp))
-        else: self.display(self.Markdown(self.fmt.outp))
+        elif md := self.fmt.outp: self.dh = self.display(self.Markdown(md), display_id=True) if self.live else self.display(self.Markdown(md))
         self.t, self.stale = t, False
 
     def _trail_soon(self):
@@ -333,10 +333,10 @@ class _Live:
                 if self.stale and not self.done.is_set(): self._show(self.clock())
 
     def close(self):
-        "Stop the trailing thread, and show all"
+        "Stop the trailing thread, and show what is not shown yet"
         self.done.set(); self.wake.set()
         if self.trailer is not None: self.trailer.join()
-        self._show(self.clock())
+        if self.stale: self._show(self.clock())
 
 def _md_stream(fmt, rs):
     live = _Live(fmt)

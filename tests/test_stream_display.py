@@ -643,3 +643,27 @@ def test_display_stream_twice(fake_provider, notebook):
     n = len(notebook.shown)
     with pytest.raises(ValueError, match=r"already been read.*fmt\.outp"): display_stream(rs)
     assert len(notebook.shown) == n
+
+# ---- a stream that fails before any text leaves no empty output behind
+
+@pytest.mark.parametrize('live', [True, False])
+def test_failed_stream_before_text_leaves_no_output(notebook, monkeypatch, live):
+    "The display was made up front with an empty markdown, which stayed above the error"
+    monkeypatch.setattr(lstream, 'IN_JUPYTER', live)  # (False: a notebook runner, shown once at the end)
+    def gen():
+        raise RuntimeError('overloaded')
+        yield
+    with pytest.raises(RuntimeError, match='overloaded'): display_stream(gen())
+    assert notebook.shown == []
+
+def test_provider_error_before_text_leaves_no_output(fake_provider, notebook):
+    fp = fake_provider
+    fp.queue(Reply(error='Overloaded', status=529))
+    chat = Chat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k', retries=0)
+    with pytest.raises(litellm.InternalServerError): display_stream(chat('x', stream=True))
+    assert notebook.shown == []
+
+def test_stream_shows_its_first_text_in_one_display(notebook):
+    "The display is made with the first text, then updated in place"
+    display_stream(iter([mk_stream_chunk(content='Hi'), mk_stream_chunk(content=' there')]))
+    assert notebook.shown[0] == 'Hi' and notebook.shown[-1] == 'Hi there'
