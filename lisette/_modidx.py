@@ -545,6 +545,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._known': ('providers.html#_known', 'lisette/providers.py'),
                                    'lisette.providers._limited': ('providers.html#_limited', 'lisette/providers.py'),
                                    'lisette.providers._linear_stream_text': ('providers.html#_linear_stream_text', 'lisette/providers.py'),
+                                   'lisette.providers._listed': ('providers.html#_listed', 'lisette/providers.py'),
                                    'lisette.providers._litellm_appends_text': ( 'providers.html#_litellm_appends_text',
                                                                                 'lisette/providers.py'),
                                    'lisette.providers._litellm_drops_paused_thinking': ( 'providers.html#_litellm_drops_paused_thinking',

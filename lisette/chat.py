@@ -448,6 +448,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     sparams, info, m, lowered = self._sparams, self._info, self.model, None
     self._req_openai = self._to_openai  # (asked once a request: it reads the environment; its reply is judged by it too)
     msgs = fit_request(self, msgs, self._fit_at(msgs), echo=self._req_openai)  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
+    if (t := self.callkw.get('tools')) is not None and not isinstance(t, (list, tuple)): self.callkw['tools'] = list(t)  # (a generator: the first request would use it up)
     kw = dict(model=m, messages=msgs, **self.callkw)
     if schemas: kw['tools'] = self._with_callkw_tools(schemas)
     if tool_choice is not None and schemas: kw['tool_choice'] = tool_choice

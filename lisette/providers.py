@@ -467,7 +467,7 @@ def _mend_stop(owner, choice, stop, details):
     "Mend what litellm 1.106 loses of Anthropic stop reason `stop` (and its `details`) on message or delta `owner` of `choice`"
     if stop=='pause_turn' and not _litellm_keeps_pause(): _mark_pause(owner)
     elif stop=='model_context_window_exceeded' and not _litellm_maps_window_stop(): choice.finish_reason = 'length'
-    elif stop=='refusal' and not _litellm_keeps_refusal_why() and isinstance(why := (details or {}).get('explanation'), str) and why and not _get(owner, 'refusal'):
+    elif stop=='refusal' and not _litellm_keeps_refusal_why() and isinstance(details, dict) and isinstance(why := details.get('explanation'), str) and why and not _get(owner, 'refusal'):
         owner.refusal = why
 
 def _keep_anthropic_pause():
@@ -484,8 +484,8 @@ def _keep_anthropic_pause():
     def chunk_parser(self, chunk):
         res = orig_chunk(self, chunk)
         if chunk.get('type')=='message_delta' and res.choices:
-            d = chunk.get('delta') or {}
-            _mend_stop(res.choices[0].delta, res.choices[0], d.get('stop_reason'), d.get('stop_details'))
+            d = chunk.get('delta')
+            if isinstance(d, dict): _mend_stop(res.choices[0].delta, res.choices[0], d.get('stop_reason'), d.get('stop_details'))
         return res
     AnthropicConfig.transform_parsed_response, ModelResponseIterator.chunk_parser = transform_parsed_response, chunk_parser
     AnthropicConfig._lisette_pause = True
@@ -904,10 +904,12 @@ def _details_lost():
         return not (_get(m, 'reasoning_details') or (m.provider_specific_fields or {}).get('reasoning_details'))
     except Exception: return False
 
+def _listed(v): return v if isinstance(v, list) else [v] if isinstance(v, dict) else []  # (a provider's odd value: no crash)
+
 def _keep_details(m, chunks):
     "Give message `m` the `reasoning_details` its stream's deltas carried, joined, in its `provider_specific_fields` (where litellm keeps those of a reply not streamed)"
     if m is None or not _details_lost(): return
-    pieces = [p for c in chunks if c.choices for p in ((c.choices[0].delta.__pydantic_extra__ or {}).get('reasoning_details') or ())]
+    pieces = [p for c in chunks if c.choices for p in _listed((c.choices[0].delta.__pydantic_extra__ or {}).get('reasoning_details'))]
     if pieces: m.provider_specific_fields = (m.provider_specific_fields or {}) | {'reasoning_details': _joined_details(pieces)}
 
 def merge_stream_fields(res, chunks):

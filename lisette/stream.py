@@ -283,6 +283,8 @@ def _in_notebook():
 def _check_stream(rs, name, aio=False):
     "Raise an error saying what is wrong, and the fix, when `rs` is no stream `name` (or, `aio`, its async twin `a{name}`) can show"
     me, sync, asy, kind = 'a'+name if aio else name, name, 'a'+name, type(rs).__name__
+    if inspect.isasyncgenfunction(getattr(rs, 'g', None)) and not aio:  # (fastcore's `asave_iter` object, e.g. `astream_with_complete`'s: iterable both ways)
+        raise TypeError(f"{me} was given an async stream ({kind}): show it with `await {asy}(...)`")
     if isinstance(rs, ModelResponse): raise TypeError(f"{me} shows a stream as it comes, and was given a finished reply (a ModelResponse): "
                                                       "ask for a stream, `chat(..., stream=True)`, or show the reply itself")
     if inspect.isawaitable(rs): raise TypeError(f"{me} was given a {kind}, not a stream: await it first, `await {asy}(await chat(..., stream=True))`")

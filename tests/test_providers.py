@@ -908,3 +908,22 @@ def test_openrouter_gemini_tool_loop(fake_provider, stream, aio, n):
     assert chat.hist[-1].content == 'done'
     steps = [m for m in fp.last['messages'] if m.get('tool_calls')]
     assert [m['reasoning_details'][0]['id'] for m in steps] == [m['tool_calls'][0]['id'] for m in steps]
+
+def test_odd_anthropic_stop_details(fake_provider):
+    "A refusal whose `stop_details` (or a `message_delta` whose `delta`) is no object: the reply still reads (litellm 1.106's mends raised AttributeError)"
+    fp = fake_provider
+    fp.queue(Reply(raw=json.dumps({**_an_refusal, 'stop_details': 'oops'}).encode()), _an_stream_of({**_an_refusal, 'stop_details': ['x']}))
+    c = Chat('anthropic/' + sonn45, **an(fp))
+    assert stop_reason(c('do bad thing')) == 'content_filter'
+    assert stop_reason(list(c('again', stream=True))[-1]) == 'content_filter'
+
+def test_callkw_tools_generator_kept_for_every_request(fake_provider):
+    "Provider tools given in `callkw` as a generator go with every request of a tool loop, not only the first"
+    fp = fake_provider
+    def add(a:int, b:int) -> int:
+        "Add two numbers"
+        return a+b
+    fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2})]), 'Three.')
+    c = Chat('anthropic/claude-sonnet-4-5', tools=[add], callkw={'tools': (t for t in [{'type': 'web_fetch_20250910', 'name': 'web_fetch'}])}, **an(fp))
+    c('add 1 and 2')
+    assert [[t['name'] for t in r.body['tools']] for r in fp.requests] == [['add', 'web_fetch']]*2

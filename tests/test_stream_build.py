@@ -71,3 +71,13 @@ def test_streamed_calls_sharing_an_index_stay_apart(fake_provider, index, aio):
     asyncio.run(consume()) if aio else list(chat('list files', stream=True))
     assert sorted(ran) == ['ls', 'ls -l']
     assert [(t['id'], json.loads(t['function']['arguments'])) for t in fp.last['messages'][1]['tool_calls']] == [('call_a', {'command': 'ls'}), ('call_b', {'command': 'ls -l'})]
+
+def test_odd_reasoning_details_in_a_stream():
+    "A delta's `reasoning_details` that is no list (a provider's slip): a number is left out, one detail kept; the build does not fail (it raised TypeError)"
+    from litellm import ModelResponseStream
+    from lisette.providers import _details_lost
+    ch = lambda **d: ModelResponseStream(choices=[dict(delta=dict(role='assistant', **d))])
+    for bad, want in [(5, []), ({'type': 'reasoning.text', 'text': 'x'}, [{'type': 'reasoning.text', 'text': 'x'}])]:
+        m = stream_chunk_builder([ch(content='', reasoning_details=bad), ch(content='hi')]).choices[0].message
+        assert m.content == 'hi'
+        if _details_lost(): assert (m.provider_specific_fields or {}).get('reasoning_details', []) == want

@@ -667,3 +667,9 @@ def test_stream_shows_its_first_text_in_one_display(notebook):
     "The display is made with the first text, then updated in place"
     display_stream(iter([mk_stream_chunk(content='Hi'), mk_stream_chunk(content=' there')]))
     assert notebook.shown[0] == 'Hi' and notebook.shown[-1] == 'Hi there'
+
+def test_display_stream_of_astream_with_complete_names_the_async_one():
+    "`astream_with_complete`'s object iterates both ways (fastcore's asave_iter): display_stream still names adisplay_stream (it raised a raw TypeError)"
+    from lisette import astream_with_complete, mk_stream_chunk
+    async def agen(): yield mk_stream_chunk(content='x')
+    with pytest.raises(TypeError, match='adisplay_stream'): display_stream(astream_with_complete(agen()))
