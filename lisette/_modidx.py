@@ -485,6 +485,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._count_searches': ('providers.html#_count_searches', 'lisette/providers.py'),
                                    'lisette.providers._counting': ('providers.html#_counting', 'lisette/providers.py'),
                                    'lisette.providers._deepseek_reasoning': ('providers.html#_deepseek_reasoning', 'lisette/providers.py'),
+                                   'lisette.providers._delta_extra': ('providers.html#_delta_extra', 'lisette/providers.py'),
                                    'lisette.providers._deployments': ('providers.html#_deployments', 'lisette/providers.py'),
                                    'lisette.providers._details_chunk': ('providers.html#_details_chunk', 'lisette/providers.py'),
                                    'lisette.providers._details_kept_apart': ('providers.html#_details_kept_apart', 'lisette/providers.py'),

@@ -906,10 +906,16 @@ def _details_lost():
 
 def _listed(v): return v if isinstance(v, list) else [v] if isinstance(v, dict) else []  # (a provider's odd value: no crash)
 
+def _delta_extra(c, k):
+    "Field `k` of stream chunk `c`'s delta, read from pydantic's extras: every stream's chunks are read (`.delta` costs ~0.8 µs a chunk)"
+    ch = c.choices[0]
+    d = (ch.__pydantic_extra__ or {}).get('delta') or ch.delta
+    return (d.__pydantic_extra__ or {}).get(k)
+
 def _keep_details(m, chunks):
     "Give message `m` the `reasoning_details` its stream's deltas carried, joined, in its `provider_specific_fields` (where litellm keeps those of a reply not streamed)"
     if m is None or not _details_lost(): return
-    pieces = [p for c in chunks if c.choices for p in _listed((c.choices[0].delta.__pydantic_extra__ or {}).get('reasoning_details'))]
+    pieces = [p for c in chunks if c.choices for p in _listed(_delta_extra(c, 'reasoning_details'))]
     if pieces: m.provider_specific_fields = (m.provider_specific_fields or {}) | {'reasoning_details': _joined_details(pieces)}
 
 def merge_stream_fields(res, chunks):
