@@ -1678,24 +1678,37 @@ def _refusal_chunk(text, fr=None):
     from litellm.types.utils import StreamingChoices, Delta
     return ModelResponseStream(id='r', model='gpt-4o-mini', choices=[StreamingChoices(index=0, delta=Delta(refusal=text), finish_reason=fr)])
 
+def _chunk_dropped(chunk):
+    "Does litellm's stream wrapper drop stream `chunk` (one after the first)?"
+    from types import SimpleNamespace
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
+    try: return not CustomStreamWrapper.is_chunk_non_empty(SimpleNamespace(sent_first_chunk=True), {'content': ''}, chunk, {})
+    except Exception: return False  # (its chunk filter changed: nothing to mend that we know of)
+
 @functools.cache  # asked once: what the installed litellm does cannot change
 def _refusal_stream_drops():
     "Does litellm's stream wrapper drop a chunk that carries only a refusal?"
-    from types import SimpleNamespace
-    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
-    try: return not CustomStreamWrapper.is_chunk_non_empty(SimpleNamespace(sent_first_chunk=True), {'content': ''}, _refusal_chunk('No.'), {})
-    except Exception: return False  # (its chunk filter changed: nothing to mend that we know of)
+    return _chunk_dropped(_refusal_chunk('No.'))
 
 # %% ../nbs/04_providers.ipynb #d47c2a0d
-def _mend_refusal_streams():
-    "Wrap litellm's `CustomStreamWrapper.is_chunk_non_empty` to pass on chunks that carry a refusal (idempotent)"
+_passed_fields = []  # the delta fields whose chunks lisette lets through litellm's stream wrapper
+
+def _pass_chunks_with(field):
+    "Have litellm's `CustomStreamWrapper.is_chunk_non_empty` also pass on chunks whose delta carries `field` (wraps it once)"
     from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper as W
-    if getattr(W, '_lisette_refusal', False) or not _refusal_stream_drops(): return
+    if field in _passed_fields: return
+    _passed_fields.append(field)
+    if getattr(W, '_lisette_passes', False): return
     orig = W.is_chunk_non_empty
     def is_chunk_non_empty(self, completion_obj, model_response, response_obj):
-        return orig(self, completion_obj, model_response, response_obj) or bool(
-            model_response.choices and _get(model_response.choices[0].delta, 'refusal'))
-    W.is_chunk_non_empty, W._lisette_refusal = is_chunk_non_empty, True
+        if orig(self, completion_obj, model_response, response_obj): return True
+        d = model_response.choices[0].delta if model_response.choices else None
+        return any(_get(d, f) for f in _passed_fields)
+    W.is_chunk_non_empty, W._lisette_passes = is_chunk_non_empty, True
+
+def _mend_refusal_streams():
+    "Let chunks that carry only a refusal through litellm's stream wrapper, while it drops them"
+    if _refusal_stream_drops(): _pass_chunks_with('refusal')
 
 _on_first_request.append(_mend_refusal_streams)
 
@@ -1777,20 +1790,11 @@ def _details_chunk(details):
 @functools.cache  # asked once: what the installed litellm does cannot change
 def _details_stream_drops():
     "Does litellm's stream wrapper drop a chunk that carries only reasoning details?"
-    from types import SimpleNamespace
-    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
-    try: return not CustomStreamWrapper.is_chunk_non_empty(SimpleNamespace(sent_first_chunk=True), {'content': ''}, _details_chunk([{'type': 'reasoning.encrypted', 'data': 'E'}]), {})
-    except Exception: return False  # (its chunk filter changed: nothing to mend that we know of)
+    return _chunk_dropped(_details_chunk([{'type': 'reasoning.encrypted', 'data': 'E'}]))
 
 def _mend_details_streams():
-    "Wrap litellm's `CustomStreamWrapper.is_chunk_non_empty` to pass on chunks that carry reasoning details (idempotent)"
-    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper as W
-    if getattr(W, '_lisette_details', False) or not _details_stream_drops(): return
-    orig = W.is_chunk_non_empty
-    def is_chunk_non_empty(self, completion_obj, model_response, response_obj):
-        return orig(self, completion_obj, model_response, response_obj) or bool(
-            model_response.choices and _get(model_response.choices[0].delta, 'reasoning_details'))
-    W.is_chunk_non_empty, W._lisette_details = is_chunk_non_empty, True
+    "Let chunks that carry only reasoning details through litellm's stream wrapper, while it drops them"
+    if _details_stream_drops(): _pass_chunks_with('reasoning_details')
 
 _on_first_request.append(_mend_details_streams)
 
