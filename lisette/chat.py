@@ -26,7 +26,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_lit
 from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
-from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, supports_cache_ckpts, think_kw,
+from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
@@ -874,6 +874,7 @@ def _turn(self:Chat, msg=None, **kw):
         while True:
             r = yield from self._ask(t)
             m = self._record(t, r)
+            if t.pauses: join_paused_results(self._hist[-2], m)  # a search the pause left pending: its result goes back beside its call
             # (marked before it goes out: a turn stopped there answers only our own calls, as `_client_calls` reads them)
             if paused(r): mark_paused(m)  # (kept with the message: its pending searches stay the provider's)
             _mark_provider_calls(t, self, m)

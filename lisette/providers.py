@@ -9,10 +9,10 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params',
            'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw', 'thinking_budget',
            'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused',
-           'text_splits_reasoning', 'context_tokens', 'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries',
-           'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished', 'stream_content_type',
-           'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
-           'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
+           'join_paused_results', 'text_splits_reasoning', 'context_tokens', 'supports_cache_ckpts', 'missing_keys',
+           'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished',
+           'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard',
+           'stream_broke', 'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
            'keep_native_finish', 'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request',
            'litellm_made_id', 'provider_call_names', 'reply_refusal', 'keep_refusal', 'openrouter_details']
 
@@ -517,6 +517,22 @@ def paused_msg(m)->bool:
 def mark_paused(m):
     "Mark message `m` as a paused turn's reply (one whose response said so by its finish reason alone)"
     if not paused_msg(m): _mark_pause(m, 'compaction' if _compacted(m, 'length') else 'pause_turn')
+
+# %% ../nbs/04_providers.ipynb #16133f47
+_result_fields = ('web_search_results', 'tool_results')  # where litellm keeps a reply's server tool results, and looks for a call's result when it sends the call back
+
+def _server_call_ids(m)->set:
+    "Ids of the server tool calls of assistant message `m` (litellm 1.110 keeps them in its provider fields, 1.106 with its tool calls)"
+    psf = _get(m, 'provider_specific_fields') or {}
+    return {i for tc in [*(_get(m, 'tool_calls') or ()), *(psf.get('server_tool_calls') or ())] if isinstance(i := _get(tc, 'id'), str) and i.startswith('srvtoolu_')}
+
+def join_paused_results(prev, m):
+    "Copy onto paused message `prev` the results that its continuation `m` holds of the server tool calls `prev` left pending"
+    if not paused_msg(prev) or not (ids := _server_call_ids(prev)): return
+    got, psf = _get(m, 'provider_specific_fields') or {}, _get(prev, 'provider_specific_fields')
+    for k in _result_fields:
+        have = {r.get('tool_use_id') for r in psf.get(k) or () if isinstance(r, dict)}
+        if rs := [r for r in got.get(k) or () if isinstance(r, dict) and r.get('tool_use_id') in ids-have]: psf[k] = [*(psf.get(k) or ()), *rs]
 
 # %% ../nbs/04_providers.ipynb #77c91965
 def text_splits_reasoning(m)->bool:

@@ -34,7 +34,7 @@ class Reply:
     signature:str|None=None # Anthropic thinking signature (default: one of this reply's own, as real ones differ)
     stop:str|None=None # Stop reason in either vocabulary (default: tool calls -> tool_use, else end_turn)
     usage:dict=field(default_factory=dict) # input, output, cache_creation, cache_read, reasoning, web_search_requests
-    web_search:list|None=None # Anthropic server-side searches: dicts with query, url, title, cited_text (`pending=True`: not run yet, as in a paused turn)
+    web_search:list|None=None # Anthropic server-side searches: dicts with query, url, title, cited_text (`pending=True`: not run yet, as in a paused turn; `resumes=True`: the result of the search the request's paused turn left pending, as its continuation begins; run anew, call and all, when the request holds none)
     model:str|None=None # Model name echoed back (default: the request's)
     status:int=200 # HTTP status; >=400 (or an `error`) sends the provider's error JSON
     error:str|None=None # Error message (status 500 unless `status` says otherwise)
@@ -148,22 +148,30 @@ def _loads_obj(a):
     return o if isinstance(o, dict) else {}
 
 # %% ../nbs/00_testing.ipynb #0a616002
-def _search_blocks(s, sid):
-    "server_tool_use and web_search_tool_result blocks for search `s`, and the citation of its result (a pending search: its call only)"
+def _search_blocks(s, sid, call=True):
+    "server_tool_use and web_search_tool_result blocks for search `s`, and the citation of its result (a pending search: its call only; `call=False`: its result only)"
     url, title = s.get('url', ''), s.get('title', '')
     if s.get('pending'): return [{'type': 'server_tool_use', 'id': sid, 'name': 'web_search', 'input': {'query': s.get('query', '')}}], None
-    return ([{'type': 'server_tool_use', 'id': sid, 'name': 'web_search', 'input': {'query': s.get('query', '')}},
+    return ([*([] if not call else [{'type': 'server_tool_use', 'id': sid, 'name': 'web_search', 'input': {'query': s.get('query', '')}}]),
              {'type': 'web_search_tool_result', 'tool_use_id': sid, 'content': [{'type': 'web_search_result', 'url': url,
               'title': title, 'encrypted_content': 'fake-encrypted-content', 'page_age': s.get('page_age')}]}],
             {'type': 'web_search_result_location', 'url': url, 'title': title, 'cited_text': s.get('cited_text', ''),
              'encrypted_index': 'fake-encrypted-index'})
 
-def _an_blocks(rep, tcs, ids):
-    "Anthropic content blocks for `rep`"
+def _paused_search_id(body):
+    "The id of the search the paused turn ending `body`'s messages left pending (its `server_tool_use` without a result), or None"
+    last = (body.get('messages') or [{}])[-1]
+    bs = last.get('content') if last.get('role')=='assistant' and isinstance(last.get('content'), list) else []
+    done = {b.get('tool_use_id') for b in bs if isinstance(b, dict)}
+    return next((b['id'] for b in reversed(bs) if isinstance(b, dict) and b.get('type')=='server_tool_use' and b.get('id') not in done), None)
+
+def _an_blocks(rep, tcs, ids, body=None):
+    "Anthropic content blocks for `rep` (answering request `body`)"
     bs, cites = [], []
     if rep.thinking is not None: bs.append({'type': 'thinking', 'thinking': rep.thinking, 'signature': rep.signature})  # ('': Claude's `display: 'omitted'`)
     for s in rep.web_search or []:
-        blocks, cite = _search_blocks(s, f'srvtoolu_{next(ids):024d}')
+        pid = s.get('resumes') and _paused_search_id(body or {})
+        blocks, cite = _search_blocks(s, pid or f'srvtoolu_{next(ids):024d}', call=not pid)
         bs += blocks
         if cite: cites.append(cite)
     if rep.text or not (tcs or bs): bs.append({'type': 'text', 'text': rep.text or '', **({'citations': cites} if cites else {})})
@@ -172,7 +180,7 @@ def _an_blocks(rep, tcs, ids):
 def _an_json(rep, body, n, tcs, ids):
     "An Anthropic `message` object"
     return {'id': f'msg_fake{n}', 'type': 'message', 'role': 'assistant', 'model': rep.model or body.get('model'),
-            'content': _an_blocks(rep, tcs, ids), 'stop_reason': _stops(rep)[1], 'stop_sequence': None,
+            'content': _an_blocks(rep, tcs, ids, body), 'stop_reason': _stops(rep)[1], 'stop_sequence': None,
             'usage': _an_usage(_usage(rep), final=True)}
 
 # %% ../nbs/00_testing.ipynb #b474c560

@@ -927,3 +927,22 @@ def test_callkw_tools_generator_kept_for_every_request(fake_provider):
     c = Chat('anthropic/claude-sonnet-4-5', tools=[add], callkw={'tools': (t for t in [{'type': 'web_fetch_20250910', 'name': 'web_fetch'}])}, **an(fp))
     c('add 1 and 2')
     assert [[t['name'] for t in r.body['tools']] for r in fp.requests] == [['add', 'web_fetch']]*2
+
+@pytest.mark.parametrize('stream', [False, True])
+@pytest.mark.parametrize('think', [None, 'l'])
+def test_paused_search_goes_back_with_its_result(fake_provider, stream, think):
+    "A search the pause left pending, run in the continuation: later requests send it beside its result (both were left out: litellm pairs them only within one message)"
+    fp = fake_provider
+    fp.queue(Reply('Let me search.', thinking=think and 'I should search.', web_search=[dict(query='otters', pending=True)], stop='pause_turn'),
+             Reply('Otters swim.', web_search=[dict(query='otters', url='https://ex.com/o', title='Otters', cited_text='Otters swim.', resumes=True)]),
+             Reply('Sure.'))
+    c = Chat('anthropic/' + sonn45, search='l', **an(fp))
+    r = c('Search otters', stream=stream, think=think)
+    if stream: list(r)
+    c('And?', think=think)
+    blocks = fp.requests[2].body['messages'][1]['content']
+    kinds = [b['type'] for b in blocks]
+    assert ('server_tool_use' in kinds and 'web_search_tool_result' in kinds), kinds
+    call, res = blocks[kinds.index('server_tool_use')], blocks[kinds.index('web_search_tool_result')]
+    assert res['tool_use_id'] == call['id'] and kinds.index('web_search_tool_result') == kinds.index('server_tool_use')+1
+    assert c.hist[-1].content == 'Sure.'
