@@ -150,7 +150,7 @@ def _plain_calls(m):
     for tc in tcs:
         if type(tc) is not ChatCompletionMessageToolCall: return None
         if (tx := tc.__pydantic_extra__) is None or tc.__dict__: tx = {**(tx or {}), **tc.__dict__}  # litellm keeps a call's fields in either (mostly the extras)
-        if type(tid := tx.get('id')) is not str or tid in res or 'cache_control' in tx or (f := tx.get('function')) is None \
+        if type(tid := tx.get('id')) is not str or tid in res or 'cache_control' in tx or tx.get('provider_specific_fields') or (f := tx.get('function')) is None \
            or tid.startswith('srvtoolu_') or (ty := tx.get('type'))!='function' and ty is not None: return None
         fd = f.__dict__ if type(f) is Function else {'name': _get(f, 'name'), 'arguments': _get(f, 'arguments')}
         if type(nm := fd.get('name')) is not str or not nm or type(a := fd.get('arguments')) is not str: return None

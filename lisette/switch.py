@@ -95,6 +95,17 @@ def _gemini_fields(m, kind):
     return [k for k in ('thought_signatures', 'server_side_tool_invocations') if psf.get(k)] if kind!='gemini' and isinstance(psf, dict) and \
            (psf.get('thought_signatures') or psf.get('server_side_tool_invocations')) else []
 
+def _call_signed(tc, kind):
+    "Does tool call `tc` carry a Gemini thought signature (in its provider fields) that provider `kind` does not read?"
+    return kind!='gemini' and isinstance(psf := _get(tc, 'provider_specific_fields'), dict) and 'thought_signature' in psf
+
+def _unsigned(tc):
+    "Tool call `tc` (of a copied message) without its Gemini thought signature: strict servers refuse the unknown field"
+    rest = {k:v for k,v in _get(tc, 'provider_specific_fields').items() if k!='thought_signature'} or None
+    if isinstance(tc, dict): return {**tc, 'provider_specific_fields': rest} if rest else {k:v for k,v in tc.items() if k!='provider_specific_fields'}
+    tc.provider_specific_fields = rest
+    return tc
+
 def _made_images(m, kind, openai_itself=False):
     "The images in assistant message `m` (an image model's output, litellm's `images`) that provider `kind` takes none of (Anthropic, DeepSeek, OpenAI's own APIs); [] where they may go back (Gemini, other servers)"
     return (_get(m, 'images') or []) if kind in ('anthropic', 'responses', 'deepseek') or kind=='openai' and openai_itself else []
@@ -191,7 +202,7 @@ def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True, details=Tr
     if not cache and _get(m, 'cache_control'): return True
     for tc in _get(m, 'tool_calls') or []:
         tid = _tc_id(tc)
-        if fit_id(tid, kind)!=tid or _server_call(tid, kind, answered) or (not cache and _get(tc, 'cache_control')): return True
+        if fit_id(tid, kind)!=tid or _server_call(tid, kind, answered) or (not cache and _get(tc, 'cache_control')) or _call_signed(tc, kind): return True
         if kind in _object_args and not _args_object(_get(tc, 'function', 'arguments')): return True
     c = _get(m, 'content')
     return not cache and isinstance(c, list) and any(isinstance(p, dict) and 'cache_control' in p for p in c)
@@ -267,7 +278,7 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
         if (new := fit_id(tid, kind))!=tid:
             ids[tid] = new; _set_id(tc, new)
             notes.append((i, f"tool call id {_short(tid)} sent as {new}"))  # (a Gemini id carries a signature of a kilobyte or more)
-        keep.append(_fit_args(tc, kind, notes, i))
+        keep.append(_fit_args(_unsigned(tc) if _call_signed(tc, kind) else tc, kind, notes, i))  # (a signature only Gemini reads, like the message's)
     if len(keep)!=len(tcs) or any(a is not b for a,b in zip(keep, tcs)):
         set_('tool_calls', keep or None)
         if not keep and not _get(m, 'content'): set_('content', '.')

@@ -100,6 +100,25 @@ def test_gemini_ids_to_openai(fake_provider):
     assert _tc_id(chat.hist[1]['tool_calls'][0]) == tc_id  # the history keeps Gemini's id
     assert any(d.startswith('message 1: tool call id') for k,d in chat.adjustments if k=='switch')
 
+@pytest.mark.parametrize('target', ['openai/gpt-5-mini', 'deepseek/deepseek-chat', 'anthropic/claude-sonnet-4-5'])
+def test_gemini_call_signature_not_sent_elsewhere(fake_provider, target):
+    "A Gemini 3 tool call's thought signature, which litellm also keeps in the call's provider fields, goes to no other provider (strict servers refuse the unknown field); the history keeps it (helper-37 B1)"
+    fp = fake_provider
+    chat = Chat('gemini/gemini-3-flash-preview', tools=[lookup], api_base=fp.gemini_base, api_key='k')
+    fp.queue(Reply(tool_calls=[('lookup', {'key': 'a'})]), 'Found.')
+    chat('Look it up')
+    held = chat.hist[1]['tool_calls'][0] if isinstance(chat.hist[1], dict) else chat.hist[1].tool_calls[0]
+    sig = (held['provider_specific_fields'] if isinstance(held, dict) else held.provider_specific_fields)['thought_signature']
+    chat.model, chat.api_base = target, fp.anthropic_base if target.startswith('anthropic') else fp.openai_base
+    fp.queue('done')
+    chat('And now?')
+    sent = json.dumps(fp.requests[-1].body)
+    assert sig not in sent
+    chat.model, chat.api_base = 'gemini/gemini-3-flash-preview', fp.gemini_base
+    fp.queue('back')
+    chat('Back?')
+    assert sig in json.dumps(fp.requests[-1].body)  # Gemini gets it again
+
 def test_long_plain_history_switch_strips_checkpoints(fake_provider):
     "A long plain-text history cached on Claude, then sent to OpenAI: the checkpoints Chat placed (on copies) are found and left out"
     fp = fake_provider
