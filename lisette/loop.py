@@ -28,20 +28,22 @@ stall_note = ("[lisette: this tool round made no progress ({why}). Repeating a c
               "try something different, or answer with what you have.]")
 
 class StallDetector:
-    "Notices a tool loop making no progress: a call repeated with the same arguments, or rounds whose results were all seen"
+    "Notices a tool loop making no progress: a call repeated with the same arguments for the same result, or rounds whose results were all seen"
     def __init__(self, limit:int=2): # Stalled rounds in a row that end the loop (the ones before get a note)
         if not isinstance(limit, int) or limit<1: raise ValueError(f"stall must be a positive number of rounds (or None to turn it off), not {limit!r}")
-        self.limit, self.streak, self.calls, self.results = limit, 0, set(), set()
+        self.limit, self.streak, self.calls, self.results = limit, 0, {}, set()  # (calls: each call's results so far)
 
     def check(self,
               tcs:list, # The round's tool calls
               results:list): # Their raw results, in order
         "Record a tool round: why it made no progress, or None"
-        keys = [call_key(tc) for tc in tcs]
-        rep = [k for i,k in enumerate(keys) if k in self.calls or k in keys[:i]]
-        res = [str(r) for r in results]
+        res, rep = [str(r) for r in results], []
         seen = bool(res) and all(r in self.results for r in res)
-        self.calls.update(keys); self.results.update(res)
+        for tc,r in zip(tcs, res):
+            got = self.calls.setdefault(k := call_key(tc), set())
+            if r in got: rep.append(k)
+            got.add(r)
+        self.results.update(res)
         why = (f"repeated {', '.join(map(_fmt_call, dict.fromkeys(rep)))}" if rep else
                "every result repeats an earlier one" if seen else None)
         self.streak = self.streak+1 if why else 0

@@ -79,6 +79,21 @@ def test_stall_on_repeated_results(proto):
     assert len(fp.views) == 4
     assert stall_note.format(why='every result repeats an earlier one') in results_of(fp.views[2])[-1]
 
+def test_repeated_call_with_new_results_is_progress(proto):
+    "A tool without arguments asked for several times in a round, each time with something new (as a recorded Gemini 3 run does): no stall note, the loop goes on (helper-37 B3)"
+    fp, m, kw = proto
+    topics = iter(['penguins', 'cars', 'pirates', 'volcanoes', 'robots', 'rivers'])
+    def generate_topic() -> str:
+        "A new random topic"
+        return next(topics)
+    script = iter([Reply(tool_calls=[('generate_topic', {})]*3), Reply(tool_calls=[('generate_topic', {})]), Reply(tool_calls=[('generate_topic', {})]), 'Six topics.'])
+    fp.respond_with(lambda body, path: next(script))
+    chat = Chat(m, tools=[generate_topic], **kw)
+    r = chat("Go", max_steps=10)
+    assert contents(r).content == 'Six topics.' and adjusted(chat, 'stall') == []
+    assert not any(stall_note[:30] in t for v in fp.views for t in results_of(v))
+    check_hist(chat.hist)
+
 def test_progress_resets_the_streak(proto):
     fp, m, kw = proto
     script = [1, 1, 2, 2, 3]  # each repeat is followed by progress: a note each time, never the end
