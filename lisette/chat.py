@@ -196,8 +196,8 @@ class Chat:
         limiter=None, # A `lisette.limits.Limiter` shared with other chats: caps requests in flight and per minute, pauses all on a 429
     ):
         "LiteLLM chat client."
-        self.tools = listify(tools)
-        self.ns = mk_ns(self.tools) if ns is None else mk_ns(ns)
+        self.tools = listify(tools)  # (its setter makes `ns` from them)
+        if ns is not None: self.ns = mk_ns(ns)
         self.tc_res = ToolResults() if tc_refs else None  # keeps the text of evaluated results for `str` parameters
         if tc_refs: sp = f"{sp}\n\n{tc_refs_sp}" if sp else tc_refs_sp
         self.completefunc = ifnone(completefunc, self._default_complete)
@@ -230,7 +230,9 @@ class Chat:
     @property
     def tools(self): return self._tools
     @tools.setter
-    def tools(self, v): self._tools = listify(v); self.tool_schemas = _tool_schemas(self._tools)
+    def tools(self, v):
+        self._tools = listify(v); self.tool_schemas = _tool_schemas(self._tools)
+        self.ns = {**self.__dict__.get('ns', {}), **mk_ns([t for t in self._tools if callable(t)])}  # a tool offered can be run
     @property
     def tc_refs(self)->bool: return self.tc_res is not None  # (as made: the system prompt says so)
 

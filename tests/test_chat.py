@@ -44,6 +44,18 @@ def test_parallel_tool_loop(proto):
     assert sent_tool_results(fp) == [str(i) for i in range(6)]
     assert fp.views[-1]['tools'] == ['together']
 
+@pytest.mark.parametrize('aio', [False, True])
+def test_tools_set_after_construction_run(proto, aio):
+    "Tools given by setting `chat.tools` are offered and run (their functions were missing from the namespace: 'Tool not found in namespace')"
+    fp, m, kw = proto
+    fp.queue(Reply(tool_calls=[('add', {'a': 2, 'b': 3})]), 'Five.')
+    chat = (AsyncChat if aio else Chat)(m, **kw)
+    chat.tools = [add]
+    r = asyncio.run(chat('Add 2 and 3')) if aio else chat('Add 2 and 3')
+    assert contents(r).content == 'Five.'
+    res = [mm for mm in chat.hist if _role(mm)=='tool']
+    assert len(res)==1 and res[0]['content']=='5'
+
 def test_max_steps_final_prompt(proto):
     fp, m, kw = proto
     fp.queue(*[Reply(tool_calls=[('add', {'a': i, 'b': 1})]) for i in range(2)], "summary")
