@@ -850,6 +850,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.switch._refusal_echo': ('switch.html#_refusal_echo', 'lisette/switch.py'),
                                 'lisette.switch._refusal_text': ('switch.html#_refusal_text', 'lisette/switch.py'),
                                 'lisette.switch._refusals': ('switch.html#_refusals', 'lisette/switch.py'),
+                                'lisette.switch._responses_replay': ('switch.html#_responses_replay', 'lisette/switch.py'),
                                 'lisette.switch._said': ('switch.html#_said', 'lisette/switch.py'),
                                 'lisette.switch._search_parts': ('switch.html#_search_parts', 'lisette/switch.py'),
                                 'lisette.switch._server_call': ('switch.html#_server_call', 'lisette/switch.py'),

@@ -95,6 +95,10 @@ def _gemini_fields(m, kind):
     return [k for k in ('thought_signatures', 'server_side_tool_invocations') if psf.get(k)] if kind!='gemini' and isinstance(psf, dict) and \
            (psf.get('thought_signatures') or psf.get('server_side_tool_invocations')) else []
 
+def _responses_replay(m, kind):
+    "Does assistant message `m` carry litellm 1.110's `openai_responses_replay` (the Responses items of its reply, read back only by the Responses API) for provider `kind`, which does not read it?"
+    return kind!='responses' and isinstance(psf := _get(m, 'provider_specific_fields'), dict) and 'openai_responses_replay' in psf
+
 def _call_signed(tc, kind):
     "Does tool call `tc` carry a Gemini thought signature (in its provider fields) that provider `kind` does not read?"
     return kind!='gemini' and isinstance(psf := _get(tc, 'provider_specific_fields'), dict) and 'thought_signature' in psf
@@ -194,7 +198,7 @@ def _reads_details(model):
 
 def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True, details=True):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied; `details`: OpenRouter's reasoning details go)"
-    if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind) or _compaction(m, kind) or _gemini_fields(m, kind) or _made_images(m, kind, refusals): return True  # (`refusals`: OpenAI's own APIs)
+    if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind) or _compaction(m, kind) or _gemini_fields(m, kind) or _responses_replay(m, kind) or _made_images(m, kind, refusals): return True  # (`refusals`: OpenAI's own APIs)
     if _get(m, 'audio') is not None: return True  # (sent as a reference, or as its transcript)
     if not refusals and (_refusals(m) or _get(m, 'refusal') is not None): return True
     if not echo and _refusal_echo(m): return True
@@ -255,6 +259,8 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
     if ks := _gemini_fields(m, kind):  # (a signature only Gemini reads, a kilobyte or more)
         set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k not in ks} or None)
         if 'server_side_tool_invocations' in ks: notes.append((i, f"Gemini's server-side tool calls (its searches) left out (kept in the history)"))
+    if _responses_replay(m, kind):  # (its items' structure only, sent as a field strict servers refuse; the reasoning in it is reported above)
+        set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k!='openai_responses_replay'} or None)
     if ims := _made_images(m, kind, _openai_itself(model)):
         set_('images', None)
         notes.append((i, f"{len(ims)} image{'s'*(len(ims)>1)} the model made left out ({_who(kind, model)} takes no images in a reply; kept in the history)"))

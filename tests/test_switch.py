@@ -524,3 +524,16 @@ def test_openrouter_reasoning_details_stay_on_openrouter(fake_provider, stream):
     chat.model = 'openrouter/google/gemini-3-flash-preview'
     chat('And back?')
     assert fp.last['messages'][1]['reasoning_details'] == fp.requests[1].body['messages'][1]['reasoning_details']
+
+def test_responses_replay_field_not_sent_elsewhere(fake_provider):
+    "litellm 1.110 keeps a Responses reply's items in `provider_specific_fields.openai_responses_replay`: after a switch to Chat Completions it is not sent (strict servers refuse unknown message fields: helper-38 finding 10); Responses gets it again"
+    fp = fake_provider
+    chat = Chat('openai/responses/gpt-5-mini', api_base=fp.responses_base, api_key='k')
+    fp.queue(Reply('Four.', thinking='2+2'), 'ok', 'back')
+    chat('2+2?', think='h')
+    chat.model, chat.api_base = 'openai/gpt-5-mini', fp.openai_base
+    chat('next')
+    assert 'openai_responses_replay' not in json.dumps(fp.requests[-1].body)
+    chat.model, chat.api_base = 'openai/responses/gpt-5-mini', fp.responses_base
+    chat('and back')
+    assert fp.requests[-1].body['input']
