@@ -985,9 +985,11 @@ import hashlib, random, string
 _alnum = string.ascii_letters+string.digits
 _mistral_id_form = re.compile(r'[a-zA-Z0-9]{9}')  # the tool-call ids Mistral's API takes
 
+_mistral_model = re.compile(r'(openai|hosted_vllm)/(open-)?(mistral|mixtral|magistral|codestral|devstral|ministral|pixtral)-')  # Mistral's models on an OpenAI-compatible route
+
 def _to_mistral(model)->bool:
-    "Is `model` sent to Mistral's own API (litellm's `mistral/` route, or `codestral/`)?"
-    return isinstance(model, str) and model.lower().startswith(('mistral/', 'codestral/'))
+    "Is `model` sent to Mistral's API, or a server taking its tool-call ids only (litellm's `mistral/` route, `codestral/`, a Mistral model on `openai/` or `hosted_vllm/`)?"
+    return isinstance(model, str) and (model.lower().startswith(('mistral/', 'codestral/')) or bool(_mistral_model.match(model.lower())))
 
 def _mistral_id(tid:str=None)->str:
     "A tool-call id Mistral takes (9 letters and digits): the same for the same `tid` (a call and its result, request after request), random without one"

@@ -430,18 +430,20 @@ def _sent_ids(body):
 
 def _mistral_form(tid): return bool(re.fullmatch(r'[a-zA-Z0-9]{9}', tid))
 
+@pytest.mark.parametrize('target', ['mistral/mistral-small-latest', 'openai/mistral-small-latest', 'hosted_vllm/magistral-small-2509'])
 @pytest.mark.parametrize('stream', [False, True])
-def test_openai_tool_round_sent_to_mistral(fake_provider, stream):
+def test_openai_tool_round_sent_to_mistral(fake_provider, stream, target):
     """A gpt-4o tool round, then the chat moves to Mistral, which takes only tool-call ids of 9 letters and digits (it
     answered 400 "Tool call id was call_… but must be a-z, A-Z, 0-9, with a length of 9."): the call and its result go
-    with one id of that form, said; the history keeps OpenAI's"""
+    with one id of that form, said; the history keeps OpenAI's. The same for a Mistral model on an OpenAI-compatible
+    route (Mistral's URL as `api_base`, or vLLM with Mistral's tokenizer: helper-37 M5)"""
     fp = fake_provider
     oid = 'call_NZa7xqfefoaMI2YYHowVXVlU'
     fp.queue(Reply('Looking.', tool_calls=[dict(name='lookup', arguments={'key': 'a'}, id=oid)]), 'Found.')
     chat = Chat('openai/gpt-4o', tools=[lookup], api_base=fp.openai_base, api_key='k')
     r = chat('Look it up', stream=stream)
     if stream: list(r)
-    chat.model = 'mistral/mistral-small-latest'
+    chat.model = target
     fp.queue('Still found.')
     assert contents(chat('And now?')).content == 'Still found.'
     ids = _sent_ids(fp.last)
