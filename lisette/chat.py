@@ -28,7 +28,7 @@ from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
-                               missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, close_stream, aclose_stream, keep_built, watch_reply, built_response,
+                               missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, left_unstored, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
@@ -332,7 +332,7 @@ class AdjustmentWarning(UserWarning):
     "lisette changed, dropped or filled in part of a request or the history (see `Chat.adjustments`)"
 
 # %% ../nbs/06_chat.ipynb #4f51d4c7
-quiet_adjustments = {'max_tokens', 'blank_prompt', 'final_prompt', 'container'}  # reported in `chat.adjustments`, never warned
+quiet_adjustments = {'max_tokens', 'blank_prompt', 'final_prompt', 'container', 'include'}  # reported in `chat.adjustments`, never warned
 
 # %% ../nbs/06_chat.ipynb #be29ebc7
 @patch
@@ -491,6 +491,10 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         self._adjust(None, 'think', f"thinking left out of this request: the tool loop it continues began without {m}'s thinking (on another model, "
                                     "or asked without thinking), and Anthropic wants a tool loop to think from its start; the next turn thinks")
     if 'container' in res and 'container' not in kw: self._adjust(None, 'container', f"container {res['container']!r} of an earlier reply sent, so its code execution goes on (its files, its pending calls)")
+    if add := [i for i in res.get('include') or () if i not in (kw.get('include') or ())]:
+        self._adjust(None, 'include', f"include={add!r} sent, as store=False: OpenAI keeps no reasoning item to find by its id, so it comes back whole to go with later requests")
+    if n := left_unstored(kw, res): self._adjust(None, 'store', f"{n} reasoning item(s) of the history left out of the request: held by id only, and with store=False "
+                                                              "OpenAI keeps no item to find by its id (it would answer 404); the history keeps them")
     res, gone = without_refused(res)
     for f,why in gone.items(): self._adjust(None, 'refused', f"`{f}` left out of the assistant messages sent, as {m}'s server refused it ({why!r}); the history keeps it")
     return res

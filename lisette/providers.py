@@ -14,7 +14,8 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard',
            'stream_broke', 'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
            'keep_native_finish', 'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request',
-           'litellm_made_id', 'provider_call_names', 'reply_refusal', 'keep_refusal', 'openrouter_details']
+           'litellm_made_id', 'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal',
+           'keep_refusal', 'openrouter_details']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
@@ -1654,6 +1655,37 @@ def _responses_key(kw):
     return kw
 
 _adapters.append(_responses_key)
+
+# %% ../nbs/04_providers.ipynb #1ae753e4
+_encrypted_reasoning = 'reasoning.encrypted_content'
+
+def _unstored(kw): return _is_responses(kw['model']) and (kw.get('store') is False or nested_idx(kw, 'extra_body', 'store') is False)
+def _may_reason(kw): return bool(kw.get('reasoning_effort') or kw.get('reasoning') or model_info(kw['model']).get('supports_reasoning'))
+def _by_id_only(ri): return bool(_get(ri, 'id')) and not _get(ri, 'encrypted_content')
+
+def unstored_reasoning(msgs)->int:
+    "How many reasoning items the assistant messages of `msgs` hold by id only (no encrypted content): OpenAI finds those only while it stores them"
+    return sum(_by_id_only(ri) for m in msgs or [] if _get(m, 'role')=='assistant' for ri in _get(m, 'reasoning_items') or [])
+
+def _without_id_only(m):
+    "A copy of assistant message `m` without its reasoning items held by id only"
+    d = dict(m) if isinstance(m, dict) else m.model_dump(exclude_none=True)
+    kept = [ri for ri in d.get('reasoning_items') or [] if not _by_id_only(ri)]
+    return {k:v for k,v in d.items() if k!='reasoning_items'} | (dict(reasoning_items=kept) if kept else {})
+
+def _responses_unstored(kw):
+    "A Responses request with `store` off asks for its reasoning's encrypted content, and leaves out the reasoning items held by id only (OpenAI keeps none to find)"
+    if not _unstored(kw): return kw
+    if _may_reason(kw) and _encrypted_reasoning not in (inc := list(kw.get('include') or [])): kw = kw | dict(include=[*inc, _encrypted_reasoning])
+    msgs = kw.get('messages') or []
+    if not unstored_reasoning(msgs): return kw
+    return kw | dict(messages=[_without_id_only(m) if unstored_reasoning([m]) else m for m in msgs])
+
+_adapters.append(_responses_unstored)
+
+def left_unstored(kw, res)->int:
+    "How many reasoning items held by id only `adapt_request` left out of request `kw` (`res`: the request it made), as `store` is off"
+    return unstored_reasoning(kw.get('messages')) - unstored_reasoning(res.get('messages')) if _unstored(res) else 0
 
 # %% ../nbs/04_providers.ipynb #3c0075b1
 def _audio_chunks():

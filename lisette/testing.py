@@ -280,11 +280,15 @@ def _rs_usage(u):
     return {'input_tokens': u['input'], 'input_tokens_details': {'cached_tokens': u['cache_read']}, 'output_tokens': u['output'],
             'output_tokens_details': {'reasoning_tokens': u['reasoning']}, 'total_tokens': u['input']+u['output']}
 
-def _rs_items(rep, tcs, n):
-    "The `output` items of a Responses reply"
+def _rs_unstored(body):
+    "Does Responses request `body` turn `store` off without asking for the reasoning's encrypted content? (its reasoning items then come back by id only)"
+    return body.get('store') is False and 'reasoning.encrypted_content' not in (body.get('include') or [])
+
+def _rs_items(rep, tcs, n, enc=True):
+    "The `output` items of a Responses reply (`enc`: reasoning items carry their encrypted content)"
     items, anns, text = [], [], rep.text or ''
-    if rep.thinking: items.append({'type': 'reasoning', 'id': f'rs_fake{n}', 'summary': [{'type': 'summary_text', 'text': rep.thinking}],
-                                   'encrypted_content': base64.b64encode(f'{rep.signature}#{n}'.encode()).decode()})
+    if rep.thinking: items.append({'type': 'reasoning', 'id': f'rs_fake{n}', 'summary': [{'type': 'summary_text', 'text': rep.thinking}]}
+                                  | ({'encrypted_content': base64.b64encode(f'{rep.signature}#{n}'.encode()).decode()} if enc else {}))
     for j,s in enumerate(rep.web_search or []):
         items.append({'type': 'web_search_call', 'id': f'ws_fake{n}_{j}', 'status': 'completed', 'action': {'type': 'search', 'query': s.get('query', '')}})
         ct = s.get('cited_text') or text
@@ -307,7 +311,7 @@ def _rs_json(rep, body, n, tcs, status=None):
     return {'id': f'resp_fake{n}', 'object': 'response', 'created_at': int(time.time()), 'status': st,
             'error': None, 'incomplete_details': {'reason': inc} if inc and not status else None,
             'instructions': body.get('instructions'), 'model': rep.model or body.get('model'),
-            'output': [] if status else _rs_items(rep, tcs, n), 'parallel_tool_calls': True, 'tool_choice': body.get('tool_choice', 'auto'),
+            'output': [] if status else _rs_items(rep, tcs, n, not _rs_unstored(body)), 'parallel_tool_calls': True, 'tool_choice': body.get('tool_choice', 'auto'),
             'tools': body.get('tools') or [], 'temperature': 1.0, 'top_p': 1.0, 'text': {'format': {'type': 'text'}},
             'reasoning': body.get('reasoning') or {'effort': None, 'summary': None},
             'usage': None if status else _rs_usage(_usage(rep)), 'metadata': {}}
@@ -594,7 +598,7 @@ def validate_request(body:dict, # The request body
                      proto:str, # 'openai', 'anthropic', 'gemini' or 'responses'
                      fp=None, # The server (for the signatures it issued)
                      model:str|None=None): # Model name (Gemini: from the path)
-    "The 400 message a real provider would answer `body` with, or None if it would accept it"
+    "The message a real provider would refuse `body` with (its 400, or the status a `_Refusal` carries), or None if it would accept it"
     turns = conversation(body, proto)
     sigs = fp if fp is not None else SimpleNamespace(_signatures=set(), _thought_calls=set(), _rs_next={})
     if proto=='anthropic' and (e := _check_anthropic(body, turns, sigs)): return e
@@ -605,9 +609,22 @@ def validate_request(body:dict, # The request body
     if proto=='openai' and _gemini3(model, 'google/') and (e := _check_openrouter_gemini(body, sigs)): return e
     return _check_pairs([t for t in turns if t['role']!='system'], proto)
 
+class _Refusal(str):
+    "A refusal answered with `status` (not 400), its OpenAI error body's other fields in `fields`"
+    def __new__(cls, msg, status, **fields):
+        res = super().__new__(cls, msg)
+        res.status, res.fields = status, fields
+        return res
+
 def _check_responses(body, fp):
-    "Responses rules: a reasoning item the server issued comes back followed by the item that followed it (its kind; a search call: that one)"
+    """Responses rules: with `store` off, a reasoning item comes back with its encrypted content (OpenAI keeps no item to find
+    by its id: a 404); a reasoning item the server issued comes back followed by the item that followed it (its kind; a search call: that one)"""
     inp = body.get('input') if isinstance(body.get('input'), list) else []
+    if body.get('store') is False:
+        for it in inp:
+            if isinstance(it, dict) and it.get('type')=='reasoning' and it.get('id') and not it.get('encrypted_content'):
+                return _Refusal(f"Item with id '{it['id']}' not found. Items are not persisted when `store` is set to false. Try again with "
+                                "`store` set to true, or remove this item from your input.", 404, param='input', code=None)
     for j,it in enumerate(inp):
         if not (isinstance(it, dict) and it.get('type')=='reasoning' and (want := getattr(fp, '_rs_next', {}).get(it.get('id')))): continue
         nxt = inp[j+1] if j+1<len(inp) and isinstance(inp[j+1], dict) else {}
@@ -713,7 +730,7 @@ def _err_json(proto, status, msg):
     if proto=='gemini': return {'error': {'code': status, 'message': msg, 'status': _gm_err.get(status, 'INTERNAL' if status>=500 else 'FAILED_PRECONDITION')}}
     if proto=='anthropic': return {'type': 'error', 'error': {'type': _an_err.get(status, 'api_error' if status>=500 else 'invalid_request_error'), 'message': msg}}
     typ, code = _oa_err.get(status, ('server_error' if status>=500 else 'invalid_request_error', None))
-    return {'error': {'message': msg, 'type': typ, 'param': None, 'code': code}}
+    return {'error': {'message': msg, 'type': typ, 'param': None, 'code': code} | getattr(msg, 'fields', {})}  # (a `_Refusal`'s own fields)
 
 # %% ../nbs/00_testing.ipynb #e6c2d5fd
 class _Handler(BaseHTTPRequestHandler):
@@ -780,7 +797,7 @@ def do_POST(self:_Handler):
     # a validator's own failure is answered, never a dropped connection (the client would only see 'Server disconnected')
     try: problem = fp.strict and validate_request(body, proto, fp, ctx['model'])
     except Exception as e: return err(f"FakeProvider: validating request {n} raised {e!r}")
-    if problem: return err(problem)
+    if problem: return err(problem, getattr(problem, 'status', 400))
     try: rep = fp._next(body, path)
     except Exception as e: return err(f"FakeProvider: the responder raised {e!r} for request {n}")
     if rep is None: return err(f"FakeProvider: no reply queued for POST {path} (request {n}); "

@@ -946,3 +946,48 @@ def test_paused_search_goes_back_with_its_result(fake_provider, stream, think):
     call, res = blocks[kinds.index('server_tool_use')], blocks[kinds.index('web_search_tool_result')]
     assert res['tool_use_id'] == call['id'] and kinds.index('web_search_tool_result') == kinds.index('server_tool_use')+1
     assert c.hist[-1].content == 'Sure.'
+
+# --- Responses with store=False (OpenAI keeps no item: a reasoning item by id only is a 404)
+
+def _add(a:int, b:int) -> int:
+    "Add"
+    return a + b
+
+@pytest.mark.parametrize('stream', [False, True])
+@pytest.mark.parametrize('how', ['callkw', 'call'])
+def test_responses_store_false_reasoning_goes_back_whole(fake_provider, stream, how):
+    "store=False with thinking: the request asks for the reasoning's encrypted content, so the tool loop and the next turn go (its reasoning item came back by id only, and OpenAI answered every later request 404)"
+    fp = fake_provider
+    fp.queue(Reply("", thinking="Add them.", tool_calls=[('_add', {'a': 2, 'b': 2})]), "4", "ok")
+    chat = Chat('openai/responses/gpt-5.4', tools=[_add], api_base=fp.responses_base, api_key='k', callkw=dict(store=False) if how=='callkw' else None)
+    kw = dict(store=False) if how=='call' else {}
+    r = chat("What is 2+2?", think='h', stream=stream, **kw)
+    if stream: list(r)
+    assert chat('and?', **kw).choices[0].message.content == 'ok'
+    assert [b.body.get('include') for b in fp.requests] == [['reasoning.encrypted_content']]*3
+    sent = [o for o in fp.requests[1].body['input'] if o.get('type')=='reasoning']
+    assert len(sent) == 1 and sent[0]['encrypted_content'] and 'include' in [a.kind for a in chat.adjustments]
+
+def test_responses_store_false_include_merged(fake_provider):
+    "The user's own `include` is kept, the encrypted content added to it (once)"
+    fp = fake_provider
+    fp.queue("a", "b")
+    chat = Chat('openai/responses/gpt-5.4', api_base=fp.responses_base, api_key='k', callkw=dict(store=False, include=['message.output_text.logprobs']))
+    chat('hi'); chat('again')
+    assert [b.body['include'] for b in fp.requests] == [['message.output_text.logprobs', 'reasoning.encrypted_content']]*2
+    assert chat.callkw['include'] == ['message.output_text.logprobs']  # (the chat's own setting unchanged)
+
+def test_responses_store_false_history_by_id_only(fake_provider):
+    "A history holding a reasoning item by id only (a reply while store was on) gets it left out under store=False, said so, the history keeps it: the chat no longer fails for good"
+    fp = fake_provider
+    fp.queue(Reply("", thinking="Add them.", tool_calls=[('_add', {'a': 2, 'b': 2})]), "4", "ok", "ok again")
+    chat = Chat('openai/responses/gpt-5.4', tools=[_add], api_base=fp.responses_base, api_key='k')
+    chat("What is 2+2?", think='h')
+    for m in chat.hist:  # (as OpenAI gives them without `include`)
+        for ri in _get(m, 'reasoning_items') or []: ri.pop('encrypted_content', None)
+    chat.callkw['store'] = False
+    with pytest.warns(AdjustmentWarning, match='reasoning item'): assert chat('and?').choices[0].message.content == 'ok'
+    assert not [o for o in fp.last['input'] if o.get('type')=='reasoning']
+    assert [a.kind for a in chat.adjustments if a.kind=='store'] == ['store']
+    assert chat.hist[1].reasoning_items[0]['id'] == 'rs_fake1'  # (the history keeps it)
+    assert chat('more').choices[0].message.content == 'ok again'
