@@ -1558,7 +1558,8 @@ def _responses_stream_drops_citations():
 def _citations_of_event(res, ev):
     "Give the chunk `res` of annotation event `ev` its `delta.annotations`, converted as litellm converts an unstreamed reply's"
     if isinstance(ev, dict) and res.choices and _responses_stream_drops_citations():  # (an annotation event)
-        if anns := _responses_converters()[0]._convert_annotations_to_chat_format([ev.get('annotation')]): res.choices[0].delta.annotations = anns
+        # (litellm's own converter, not `_keep_responses_file_citations`'s wrapper: litellm's stream builder keeps any annotation)
+        if anns := inspect.unwrap(_responses_converters()[0]._convert_annotations_to_chat_format)([ev.get('annotation')]): res.choices[0].delta.annotations = anns
 
 def _keep_responses_stream_citations():
     "Wrap litellm's Responses stream translator so annotation events carry `delta.annotations`, while the reproducer shows litellm drops them (idempotent)"
@@ -1625,6 +1626,47 @@ def _keep_search_followers():
     Handler.convert_chat_completion_messages_to_responses_api, Handler._lisette_followers_sent = converted, True
 
 _on_first_request.append(_keep_search_followers)
+
+# %% ../nbs/04_providers.ipynb #26d4a54b
+_rs_file_cite = {'type': 'file_citation', 'file_id': 'file-1', 'filename': 'a.pdf', 'index': 1}
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _responses_file_citations_crash():
+    "Does the installed litellm fail to build the message of a Responses reply that cites a file (its `Message` takes only `url_citation` annotations)?"
+    from pydantic import ValidationError
+    from litellm.types.utils import Message
+    try: Message(content='x', annotations=inspect.unwrap(_responses_converters()[0]._convert_annotations_to_chat_format)([dict(_rs_file_cite)]))
+    except ValidationError: return True
+    except Exception: return False
+    return False
+
+# %% ../nbs/04_providers.ipynb #61470b69
+def _cites_urls(a): return _get(a, 'type')=='url_citation'  # (the only kind litellm's `Message` takes)
+
+def _other_citations(output):
+    "The annotations of Responses `output` items' text that are not `url_citation`, as the provider sent them"
+    return [_item_dict(a) for o in output or [] if _get(o, 'type')=='message' for c in _get(o, 'content') or []
+            for a in _get(c, 'annotations') or [] if not _cites_urls(a)]
+
+def _file_citations_of_reply(res, raw):
+    if not (res.choices and (anns := _other_citations(getattr(raw, 'output', None)))): return
+    m = res.choices[0].message
+    psf = m.provider_specific_fields = dict(m.provider_specific_fields or {})
+    psf['annotations'] = [*(psf.get('annotations') or []), *anns]
+
+def _keep_responses_file_citations():
+    "Wrap litellm's Responses annotation converter to give its `Message` only what it takes, and keep the rest in `provider_specific_fields`, while the reproducer shows the crash (idempotent)"
+    if not _responses_file_citations_crash(): return
+    Handler, _ = _responses_converters()
+    _wrap_responses('_lisette_file_citations', on_reply=_file_citations_of_reply)
+    if getattr(Handler, '_lisette_url_citations_only', False): return
+    orig = Handler._convert_annotations_to_chat_format
+    def _convert_annotations_to_chat_format(annotations):
+        return orig([a for a in annotations or [] if _cites_urls(a)])
+    _convert_annotations_to_chat_format.__wrapped__ = orig
+    Handler._convert_annotations_to_chat_format, Handler._lisette_url_citations_only = staticmethod(_convert_annotations_to_chat_format), True
+
+_on_first_request.append(_keep_responses_file_citations)
 
 # %% ../nbs/04_providers.ipynb #89beed4e
 def _responses_keyless(model='gpt-5.4', **params):

@@ -991,3 +991,35 @@ def test_responses_store_false_history_by_id_only(fake_provider):
     assert [a.kind for a in chat.adjustments if a.kind=='store'] == ['store']
     assert chat.hist[1].reasoning_items[0]['id'] == 'rs_fake1'  # (the history keeps it)
     assert chat('more').choices[0].message.content == 'ok again'
+
+# --- Responses replies that cite files (recorded: tests/fixtures/openai_responses, see its SOURCE.md)
+
+_RS_FX = os.path.join(os.path.dirname(__file__), 'fixtures', 'openai_responses')
+def _rs_fx(name): return open(os.path.join(_RS_FX, name), 'rb').read()
+def _rs_sse(name):
+    "A recorded stream (one event a line) as the server-sent events OpenAI sends"
+    return b''.join(f"event: {json.loads(l)['type']}\ndata: {l}\n\n".encode() for l in _rs_fx(name).decode().splitlines() if l.strip())
+
+@pytest.mark.parametrize('name,kind', [('openai-file-search-tool.2', 'file_citation'), ('openai-code-interpreter-tool.1', 'container_file_citation')])
+def test_responses_reply_citing_a_file(fake_provider, name, kind):
+    "A reply whose text cites a file (file search) or a file the code interpreter made is delivered, the citation kept in provider_specific_fields: litellm's Message refused it, and the turn failed with APIConnectionError (the answer lost, not sent again)"
+    fp = fake_provider
+    body = json.loads(_rs_fx(f'{name}.json'))
+    text = next(c['text'] for o in body['output'] if o['type']=='message' for c in o['content'])
+    fp.queue(Reply(raw=json.dumps(body).encode()), "ok")
+    chat = Chat('openai/responses/gpt-5-mini', api_base=fp.responses_base, api_key='k')
+    m = chat('what does the file say?').choices[0].message
+    assert m.content == text and [a['type'] for a in m.provider_specific_fields['annotations']] == [kind]
+    assert not [a for a in getattr(m, 'annotations', None) or [] if a['type']!='url_citation']
+    assert chat('thanks').choices[0].message.content == 'ok'  # (the message goes back)
+
+def test_responses_stream_citing_a_file(fake_provider):
+    "Streamed, the same kind of reply keeps its file citation too (litellm 1.110's builder: in provider_specific_fields; 1.106's: in annotations)"
+    fp = fake_provider
+    fp.queue(Reply(raw=_rs_sse('openai-file-search-tool.2.chunks.txt')), "ok")
+    chat = Chat('openai/responses/gpt-5-mini', api_base=fp.responses_base, api_key='k')
+    r = [o for o in chat('what does the file say?', stream=True) if isinstance(o, litellm.ModelResponse)][-1]
+    m = r.choices[0].message
+    anns = (m.provider_specific_fields or {}).get('annotations') or getattr(m, 'annotations', None) or []
+    assert m.content.startswith('The document defines an embedding model') and [a['type'] for a in anns] == ['file_citation']
+    assert chat('thanks').choices[0].message.content == 'ok'
