@@ -728,6 +728,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers.unreadable_reply': ('providers.html#unreadable_reply', 'lisette/providers.py'),
                                    'lisette.providers.unstored_reasoning': ('providers.html#unstored_reasoning', 'lisette/providers.py'),
                                    'lisette.providers.watch_reply': ('providers.html#watch_reply', 'lisette/providers.py'),
+                                   'lisette.providers.with_think': ('providers.html#with_think', 'lisette/providers.py'),
                                    'lisette.providers.without_refused': ('providers.html#without_refused', 'lisette/providers.py'),
                                    'lisette.providers.without_sdk_retries': ('providers.html#without_sdk_retries', 'lisette/providers.py')},
             'lisette.replay': { 'lisette.replay.ReplayFileError': ('replay.html#replayfileerror', 'lisette/replay.py'),

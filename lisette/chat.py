@@ -28,7 +28,7 @@ from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
-                               missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, left_unstored, close_stream, aclose_stream, keep_built, watch_reply, built_response,
+                               missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
@@ -454,14 +454,11 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     kw = dict(model=m, messages=msgs, **self.callkw)
     if schemas: kw['tools'] = self._with_callkw_tools(schemas)
     if tool_choice is not None and schemas: kw['tool_choice'] = tool_choice
-    if think:
-        tk, eff = think_kw(self._target, think)
-        if 'reasoning_effort' in tk and ((sparams and 'reasoning_effort' not in sparams) or (info and not info.get('supports_reasoning'))):
-            self._adjust(None, 'think', f"think={think!r} ignored: litellm says {m} does not reason")
-            think = None
-        else:
-            kw |= tk
-            if eff!=effort.get(think, think): self._adjust(None, 'effort', f"think={think!r} sent as effort {eff!r}")
+    tk, eff = think_kw(self._target, think)  # (added after the call's own kwargs, which win over them)
+    if 'reasoning_effort' in tk and ((sparams and 'reasoning_effort' not in sparams) or (info and not info.get('supports_reasoning'))):
+        self._adjust(None, 'think', f"think={think!r} ignored: litellm says {m} does not reason")
+        think, tk = None, {}
+    elif think and eff!=effort.get(think, think): self._adjust(None, 'effort', f"think={think!r} sent as effort {eff!r}")
     if (t := ifnone(temp, self.temp)) is not None:
         if think: self._adjust(None, 'temperature', _temp_dropped("thinking needs the provider's default temperature", t))
         elif sparams and 'temperature' not in sparams: self._adjust(None, 'temperature', _temp_dropped(f"litellm says {m} takes none", t))
@@ -482,6 +479,8 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         if (v := getattr(self, k)) is not None: kw[k] = v
     if self.completefunc in (completion, acompletion): kw = without_sdk_retries(kw)  # our retries only (retries=0: one request)
     kw |= kwargs
+    kw, own = with_think(kw, {k:v for k,v in tk.items() if k not in kwargs or k=='reasoning'}, self._target)  # (a `reasoning` dict given: merged with think's)
+    if own: self._adjust(None, 'think', f"think={think!r} not applied: the `reasoning` given sets effort {own!r}, which is sent in its place")
     if lowered: self._fit_thinking(kw, think, lowered)  # (however thinking was asked for)
     if self._group() and self._target!=m:  # a Router group of one model: that model's fixes, under the group's name
         res = adapt_request(kw | {'model': self._target}) | {'model': kw['model']}

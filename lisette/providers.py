@@ -7,8 +7,8 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes',
            'droppable_fields', 'min_thinking_budget', 'unnamed_tool', 'model_info', 'supported_params', 'has_search',
            'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params',
-           'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw', 'thinking_budget',
-           'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused',
+           'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw', 'with_think',
+           'thinking_budget', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused',
            'join_paused_results', 'text_splits_reasoning', 'context_tokens', 'supports_cache_ckpts', 'missing_keys',
            'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished',
            'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard',
@@ -334,6 +334,17 @@ def think_kw(m:str, think)->tuple:
     if think=='x': e = 'xhigh' if model_info(m).get('supports_xhigh_reasoning_effort') else 'high'
     if m.startswith('chatgpt/'): return dict(reasoning={'effort': e, 'summary': 'auto'}), e
     return dict(reasoning_effort=e), e
+
+# %% ../nbs/04_providers.ipynb #dcd57ddb
+_reasoning_routes = ('openai/responses/', 'responses/', 'chatgpt/')  # where litellm sends a `reasoning` dict, in place of `reasoning_effort`
+
+def with_think(kw:dict, tk:dict, m:str)->tuple:
+    "(request `kw` with thinking kwargs `tk` (`think_kw`'s, for model `m`) added, the effort of `kw`'s own `reasoning` that was sent in place of theirs, or None)"
+    r, eff = kw.get('reasoning'), tk.get('reasoning_effort') or nested_idx(tk, 'reasoning', 'effort')
+    if not (isinstance(r, dict) and eff and m.startswith(_reasoning_routes)): return kw | tk, None
+    if r.get('effort'): return kw, r['effort']  # (the user's own, which litellm would send anyway)
+    rest = {k:v for k,v in tk.items() if k not in ('reasoning_effort', 'reasoning')}
+    return {k:v for k,v in kw.items() if k!='reasoning_effort'} | rest | dict(reasoning=(tk.get('reasoning') or {}) | r | {'effort': eff}), None
 
 # %% ../nbs/04_providers.ipynb #24bc3b24
 min_thinking_budget = 1024  # Anthropic's smallest thinking budget

@@ -1023,3 +1023,25 @@ def test_responses_stream_citing_a_file(fake_provider):
     anns = (m.provider_specific_fields or {}).get('annotations') or getattr(m, 'annotations', None) or []
     assert m.content.startswith('The document defines an embedding model') and [a['type'] for a in anns] == ['file_citation']
     assert chat('thanks').choices[0].message.content == 'ok'
+
+# --- think= with a `reasoning` dict given (litellm sends it in place of reasoning_effort)
+
+@pytest.mark.parametrize('how', ['callkw', 'call'])
+def test_responses_think_with_reasoning_given(fake_provider, how):
+    "think='h' with reasoning={'summary': 'auto'} given sends both the effort and the summary: the effort was lost without a word (litellm sends an explicit `reasoning` in place of `reasoning_effort`)"
+    fp = fake_provider
+    fp.queue(Reply('ok', thinking='because'))
+    r = {'reasoning': {'summary': 'auto'}}
+    chat = Chat('openai/responses/gpt-5.4', api_base=fp.responses_base, api_key='k', callkw=r if how=='callkw' else None)
+    chat('hi', think='h', **({} if how=='callkw' else r))
+    assert fp.last['reasoning'] == {'summary': 'auto', 'effort': 'high'}
+    assert 'think' not in [a.kind for a in chat.adjustments]
+    if how=='callkw': assert chat.callkw == r  # (the chat's own setting unchanged)
+
+def test_responses_think_with_reasoning_effort_given(fake_provider):
+    "A `reasoning` that sets its own effort is sent as given, and the chat says think= was not applied (it was dropped without a word)"
+    fp = fake_provider
+    fp.queue(Reply('ok', thinking='because'))
+    chat = Chat('openai/responses/gpt-5.4', api_base=fp.responses_base, api_key='k', callkw=dict(reasoning={'effort': 'low', 'summary': 'auto'}))
+    with pytest.warns(AdjustmentWarning, match="think='h' not applied"): chat('hi', think='h')
+    assert fp.last['reasoning'] == {'effort': 'low', 'summary': 'auto'}
