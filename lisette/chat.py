@@ -28,7 +28,7 @@ from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
-                               missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, close_stream, aclose_stream, keep_built, watch_reply, built_response,
+                               missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
@@ -152,10 +152,16 @@ def _note_unread(e, model):
                    "history. It was not sent again, as the provider may have billed it; call the chat again to retry.")
         e.lisette_noted = True
 
+def _note_quota(e):
+    "Say under OpenAI's `insufficient_quota` error `e` why it was not retried"
+    if quota_exhausted(e) and hasattr(e, 'add_note') and not getattr(e, 'lisette_noted', False):
+        e.add_note("lisette: not retried: the account's quota (its credit or spending limit) is used up, which waiting does not change")
+        e.lisette_noted = True
+
 def _retry_delay(e, attempt, waited, retries):
     "How long to wait before retrying after error `e`, or None to give up (a reply the provider sent is never re-sent)"
     if not isinstance(e, _retryable) or getattr(e, 'lisette_midstream', False) or attempt>=retries or isinstance(e, ChatTimeout) or unreadable_reply(e) \
-       or failed_locally(e): return None  # (litellm could not build the request: sending it again fails the same way)
+       or failed_locally(e) or quota_exhausted(e): return None  # (litellm could not build the request, or the account has no credit: sending it again fails the same way)
     d = _retry_after(e)
     if d is None: d = retry_backoff * 2**attempt * (0.75+random.random()/2)
     return d if waited+d<=retry_max_wait else None
@@ -713,7 +719,7 @@ def _ask(self:Chat, t):
         try: return (yield _Call(kw))
         except (litellm.AuthenticationError, *_retryable) as e:
             if err := self._key_error(e, kw): raise err from e
-            if (d := _retry_delay(e, attempt, waited, self.retries)) is None: _note_unread(e, self.model); raise
+            if (d := _retry_delay(e, attempt, waited, self.retries)) is None: _note_unread(e, self.model); _note_quota(e); raise
             attempt, waited = attempt+1, waited+d
             yield _Sleep(d)
         except ContextWindowExceededError:

@@ -12,10 +12,10 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'join_paused_results', 'text_splits_reasoning', 'context_tokens', 'supports_cache_ckpts', 'missing_keys',
            'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished',
            'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard',
-           'stream_broke', 'stream_error', 'failed_locally', 'keep_built', 'built_response', 'merge_stream_fields',
-           'keep_native_finish', 'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request',
-           'litellm_made_id', 'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal',
-           'keep_refusal', 'openrouter_details']
+           'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response',
+           'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk', 'install_mends',
+           'adapt_request', 'litellm_made_id', 'provider_call_names', 'unstored_reasoning', 'left_unstored',
+           'reply_refusal', 'keep_refusal', 'openrouter_details']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
@@ -744,6 +744,12 @@ def stream_error(e):
 def _overloaded(e)->bool:
     "Is error `e` the provider saying it is overloaded? Anthropic's `overloaded_error` (its 529), which a 2xx stream carries as an event: litellm (1.106.2 to 1.110.2) raises that as a 500 with Anthropic's words ('Overloaded')"
     return getattr(e, 'status_code', None)==529 or 'overloaded' in str(e).lower()
+
+# %% ../nbs/04_providers.ipynb #59377d93
+def quota_exhausted(e)->bool:
+    "Is error `e` OpenAI's `insufficient_quota` (credit or spending limit used up: a retry cannot succeed)?"
+    return any('insufficient_quota' in (s := str(x)) or getattr(x, 'code', None)=='insufficient_quota'
+               or ('exceeded your current quota' in s and 'platform.openai.com/docs/guides/error-codes' in s) for x in _chain(stream_error(e)))
 
 # %% ../nbs/04_providers.ipynb #a9d5ca99
 def _sent_errors():

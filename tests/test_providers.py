@@ -1045,3 +1045,43 @@ def test_responses_think_with_reasoning_effort_given(fake_provider):
     chat = Chat('openai/responses/gpt-5.4', api_base=fp.responses_base, api_key='k', callkw=dict(reasoning={'effort': 'low', 'summary': 'auto'}))
     with pytest.warns(AdjustmentWarning, match="think='h' not applied"): chat('hi', think='h')
     assert fp.last['reasoning'] == {'effort': 'low', 'summary': 'auto'}
+
+# --- OpenAI's insufficient_quota: a 429 that no retry can cure
+
+_QUOTA = ("You exceeded your current quota, please check your plan and billing details. For more information on this error, "
+          "read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.")
+
+@pytest.mark.parametrize('stream', [False, True])
+@pytest.mark.parametrize('model,base', [('openai/responses/gpt-5-nano', 'responses_base'), ('openai/gpt-4o-mini', 'openai_base')])
+def test_quota_exhausted_not_retried(fake_provider, monkeypatch, model, base, stream):
+    "OpenAI's insufficient_quota 429 is raised at once, with OpenAI's words: it was retried until retries ran out (credit does not come back by waiting)"
+    import lisette.chat
+    monkeypatch.setattr(lisette.chat, 'retry_backoff', 0.01)
+    fp = fake_provider
+    fp.queue(*[Reply(status=429, error=_QUOTA, headers={'retry-after': '0'})]*4)
+    chat = Chat(model, api_base=getattr(fp, base), api_key='k', retries=3)
+    with pytest.raises(litellm.RateLimitError, match='exceeded your current quota') as ei:
+        r = chat('hi', stream=stream)
+        if stream: list(r)
+    assert len(fp.requests) == 1 and chat.hist == []
+    if sys.version_info >= (3, 11): assert 'quota' in ' '.join(ei.value.__notes__)  # (lisette says why it was not retried)
+
+def test_quota_exhausted_in_stream_not_retried(fake_provider, monkeypatch):
+    "The same in a 2xx Responses stream (a recorded `error` event and `response.failed`): raised at once, not retried"
+    import lisette.chat
+    monkeypatch.setattr(lisette.chat, 'retry_backoff', 0.01)
+    fp = fake_provider
+    fp.queue(*[Reply(raw=_rs_sse('openai-error.1.chunks.txt'))]*4)
+    chat = Chat('openai/responses/gpt-5-nano', api_base=fp.responses_base, api_key='k', retries=3)
+    with pytest.raises(litellm.RateLimitError, match='exceeded your current quota'): list(chat('hi', stream=True))
+    assert len(fp.requests) == 1 and chat.hist == []
+
+def test_rate_limit_still_retried(fake_provider, monkeypatch):
+    "An OpenAI rate limit (not the quota) is still retried"
+    import lisette.chat
+    monkeypatch.setattr(lisette.chat, 'retry_backoff', 0.01)
+    fp = fake_provider
+    fp.queue(Reply(status=429, error='Rate limit reached for gpt-5-nano in organization org-1 on tokens per min (TPM): Limit 200000, Used 199000. '
+                                     'Please try again in 20ms. Visit https://platform.openai.com/account/rate-limits to learn more.'), 'ok')
+    chat = Chat('openai/responses/gpt-5-nano', api_base=fp.responses_base, api_key='k')
+    assert chat('hi').choices[0].message.content == 'ok' and len(fp.requests) == 2
