@@ -1685,6 +1685,27 @@ def _keep_responses_file_citations():
 
 _on_first_request.append(_keep_responses_file_citations)
 
+# %% ../nbs/04_providers.ipynb #55c4b0f7
+def _with_followed_reasoning(ris, output, followers, built):
+    "Reasoning items `ris` of a reply's message, with those of Responses `output` that `followers` follow put back where missing (`built`: litellm's builder of one)"
+    have = {_get(ri, 'id') for ri in ris}
+    if not set(followers) - have: return None
+    by_id = {_get(o, 'id'): o for o in output if _get(o, 'type')=='reasoning'}
+    ids = [i for i in by_id if i in have or i in followers]
+    return [next(ri for ri in ris if _get(ri, 'id')==i) if i in have else dict(built(by_id[i])) for i in ids] + [ri for ri in ris if _get(ri, 'id') not in by_id]
+
+def _keep_followed_reasoning():
+    "Wrap litellm's plain Responses→chat conversion so a reasoning item a hosted call followed stays on the message (idempotent)"
+    from litellm.completion_extras.litellm_responses_transformation.transformation import _reasoning_item_from_output_item as built
+    def mend(res, raw):
+        if not res.choices or not (fl := _followers(out := list(getattr(raw, 'output', None) or []))): return
+        m = res.choices[0].message
+        if (ris := _with_followed_reasoning(list(getattr(m, 'reasoning_items', None) or []), out, fl, built)) is not None:
+            m.reasoning_items = ris; _mark_followers(ris, fl)
+    _wrap_responses('_lisette_followed_reasoning', on_reply=mend)
+
+_on_first_request.append(_keep_followed_reasoning)
+
 # %% ../nbs/04_providers.ipynb #89beed4e
 def _responses_keyless(model='gpt-5.4', **params):
     "The Authorization header litellm's OpenAI Responses config builds for a request with litellm params `params`"

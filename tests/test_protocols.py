@@ -466,7 +466,7 @@ def test_responses_search_calls_follow_their_reasoning_back(fake_provider, tmp_p
 def test_responses_hosted_tool_calls_follow_their_reasoning_back(fake_provider, tmp_path):
     """A hosted tool given in callkw (code interpreter; shape of pydantic-ai's recorded gpt-5 reply): the reply is
     `reasoning, code_interpreter_call, reasoning, message`; the next request holds each call right after its reasoning
-    item, which OpenAI requires (litellm sent `reasoning, reasoning, message`)"""
+    item, which OpenAI requires (litellm sent `reasoning, reasoning, message`; 1.106 the last reasoning item alone)"""
     fp = fake_provider
     ci = {'id': 'ci_1', 'type': 'code_interpreter_call', 'status': 'completed', 'code': 'print(2**10)', 'container_id': 'cntr_1', 'outputs': None}
     out = [{'id': 'rs_1', 'type': 'reasoning', 'summary': [], 'encrypted_content': 'enc1'}, ci,
@@ -479,9 +479,6 @@ def test_responses_hosted_tool_calls_follow_their_reasoning_back(fake_provider, 
     chat('2**10?', think='l')
     chat('And 2**11?', think='l')
     kinds = [(it.get('type'), it.get('id')) for it in fp.last['input']]
-    from lisette.providers import _litellm_version
-    if _litellm_version < (1, 110):  # (litellm 1.106 sends back the last reasoning item only: followed by the message, as it was)
-        assert kinds[1:3] == [('reasoning', 'rs_2'), ('message', None)], kinds; return
     assert kinds[1:5] == [('reasoning', 'rs_1'), ('code_interpreter_call', 'ci_1'), ('reasoning', 'rs_2'), ('message', None)], kinds
     c2 = Chat.load(chat.save(tmp_path/'c.json'), api_base=fp.responses_base, api_key='k', callkw=chat.callkw)
     c2('Again?', think='l')
