@@ -532,7 +532,7 @@ def _after_response(self:Chat, r, prefill):
         else: add_warning(r, w)
     if _compacted_only(m, 'assistant', m.content): m.content = None  # the compaction is its content (litellm would send an empty text as words of its own)
     elif not m.tool_calls and not _spoken(m, 'assistant', m.content) and (c := _nonblank(m.content))!=m.content:  # an empty reply would make every later request invalid (a spoken one is not empty)
-        if not _shown_calls(m): self._adjust(None, 'empty_reply', f"{self.model} replied with no text{' (only white space)' if m.content else ''}: stored as {c!r}, as providers reject empty messages")  # (one that only ran the provider's search said something)
+        if not _shown_calls(m) and not _get(m, 'images'): self._adjust(None, 'empty_reply', f"{self.model} replied with no text{' (only white space)' if m.content else ''}: stored as {c!r}, as providers reject empty messages")  # (one that only ran the provider's search, or made an image, said something)
         m.content = c
     return m, *self._count_use(r)
 

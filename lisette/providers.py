@@ -1706,6 +1706,52 @@ def _keep_followed_reasoning():
 
 _on_first_request.append(_keep_followed_reasoning)
 
+# %% ../nbs/04_providers.ipynb #9c8b0ba5
+_rs_img_item = {'id': 'ig_1', 'type': 'image_generation_call', 'status': 'completed', 'output_format': 'png', 'result': 'iVBORw0KGgo='}
+_rs_img_out = [_rs_img_item, {'id': 'msg_1', 'type': 'message', 'role': 'assistant', 'status': 'completed', 'content': [{'type': 'output_text', 'text': '', 'annotations': []}]}]
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _responses_drops_images():
+    "Does the installed litellm leave the image of a Responses `image_generation_call` out of its chat message (plain) and stream chunks?"
+    try:
+        from litellm.types.llms.openai import ResponsesAPIResponse
+        Handler, It = _responses_converters()
+        raw = ResponsesAPIResponse.model_validate({'id': 'resp_1', 'object': 'response', 'created_at': 1, 'status': 'completed', 'model': 'gpt-5', 'output': _rs_img_out})
+        plain = Handler._convert_response_output_to_choices(raw.output)[0].message
+        evs = [{'type': 'response.output_item.done', 'output_index': 0, 'item': _rs_img_item}, {'type': 'response.completed', 'response': raw.model_dump()}]
+        chunks = [inspect.unwrap(It.translate_responses_chunk_to_openai_stream)(copy.deepcopy(e)) for e in evs]  # (litellm's own, not our wrappers)
+        return not getattr(plain, 'images', None) and not any(c.choices and getattr(c.choices[0].delta, 'images', None) for c in chunks)
+    except Exception: return False
+
+# %% ../nbs/04_providers.ipynb #f3c11030
+def _generated_images(output):
+    "The images of the `image_generation_call` items of Responses `output`, as litellm gives an image model's: `image_url` parts with a data URL"
+    made = [o for o in output or [] if _get(o, 'type')=='image_generation_call' and _get(o, 'result')]
+    return [{'type': 'image_url', 'image_url': {'url': f"data:image/{_get(o, 'output_format') or 'png'};base64,{_get(o, 'result')}"}, 'index': i}
+            for i,o in enumerate(made)]
+
+def _give_images(m, output):
+    "Give message or delta `m` the images of Responses `output`, unless it has some"
+    if m is not None and not getattr(m, 'images', None) and (ims := _generated_images(output)): m.images = ims
+
+def _images_of_reply(res, raw):
+    if res.choices and _responses_drops_images(): _give_images(res.choices[0].message, getattr(raw, 'output', None))
+
+def _images_of_event(res, ev):
+    "Give the chunk `res` of a finished output item `ev` its image, if the item made one"
+    if isinstance(ev, dict) and getattr(res, 'choices', None) and _responses_drops_images(): _give_images(res.choices[0].delta, [ev.get('item')])
+
+def _keep_responses_images():
+    "Wrap litellm's Responses→chat conversions so a reply's generated images are its message's `images`, while the reproducer shows litellm drops them (idempotent)"
+    _wrap_responses('_lisette_images', on_reply=_images_of_reply, on_event=_images_of_event, events=('response.output_item.done',))
+
+_on_first_request.append(_keep_responses_images)  # (a reply may hold images its request did not ask for by name: a tool in `callkw`)
+
+def _images_sent_as_items(m)->set:
+    "The base64 images that Responses message `m` sends back as the `image_generation_call` items that made them (its reasoning items' followers)"
+    return {f.get('result') for ri in _get(m, 'reasoning_items') or [] if isinstance(ri, dict)
+            for f in ri.get(_followers_key) or [] if isinstance(f, dict) and f.get('type')=='image_generation_call'} - {None}
+
 # %% ../nbs/04_providers.ipynb #89beed4e
 def _responses_keyless(model='gpt-5.4', **params):
     "The Authorization header litellm's OpenAI Responses config builds for a request with litellm params `params`"

@@ -13,7 +13,7 @@ from litellm.types.utils import Function
 from .messages import _get, _nonblank
 from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls, _compacted_only
 from .tools import _tc_id
-from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking
+from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items
 
 # %% ../nbs/06e_switch.ipynb #84017922
 def provider_kind(model:str)->str:
@@ -111,8 +111,12 @@ def _unsigned(tc):
     return tc
 
 def _made_images(m, kind, openai_itself=False):
-    "The images in assistant message `m` (an image model's output, litellm's `images`) that provider `kind` takes none of (Anthropic, DeepSeek, OpenAI's own APIs); [] where they may go back (Gemini, other servers)"
-    return (_get(m, 'images') or []) if kind in ('anthropic', 'responses', 'deepseek') or kind=='openai' and openai_itself else []
+    """The images in assistant message `m` (an image model's output, litellm's `images`) that provider `kind` takes none of (Anthropic, DeepSeek, OpenAI's own APIs);
+    [] where they may go back (Gemini, other servers, the Responses API's own images: they go back as the items that made them)"""
+    ims = (_get(m, 'images') or []) if kind in ('anthropic', 'responses', 'deepseek') or kind=='openai' and openai_itself else []
+    return [o for o in ims if _b64_of(o) not in _images_sent_as_items(m)] if ims and kind=='responses' else ims
+
+def _b64_of(img): return str(nested_idx(img, 'image_url', 'url') or '').partition(';base64,')[2]
 
 def _compaction(m, kind):
     "Does assistant message `m` carry Anthropic's compaction of the context, which provider `kind` does not read?"
