@@ -40,7 +40,7 @@ def _shape_ok(m, role, c, tcs):
         for tc in tcs:
             if not (_tc_id(tc).__class__ is str and (nm := _tc_name(tc)).__class__ is str and nm): return False
             if _get(tc, 'function', 'arguments').__class__ not in (str, NoneType) or _get(tc, 'type') not in (None, 'function'): return False
-    if _get(m, 'name').__class__ not in (str, NoneType): return False
+    if _get(m, 'name').__class__ not in (str, NoneType) or _get(m, 'function_call') is not None: return False
     if m.__class__ is dict and m.get('audio') is not None: return False  # a spoken reply: `check_msg` checks it (a `Message`'s audio is typed)
     if c is None: return role=='assistant'
     if c.__class__ is str: return True

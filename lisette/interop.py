@@ -13,7 +13,7 @@ from pathlib import Path
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, MessageFormatError, _get, _has_cache, _part_types, _nonblank, _audio_problem, max_cache_ckpts
+from .messages import check_msg, MessageFormatError, _legacy_call, _get, _has_cache, _part_types, _nonblank, _audio_problem, max_cache_ckpts
 from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
 from .tools import _provider_ran, _provider_marked, _tc_id, _tc_name
 from .providers import paused_msg
@@ -76,14 +76,14 @@ def _convertible(m, i, notes, refusal=None, check=True, keep_spoken=False):
         return notes(i, "the pause after Anthropic compacted the context left out (it holds only the compaction; the history before it is all there)")
     spoken = _spoken(m, _get(m, 'role'), c) and not keep_spoken
     srv = _providers_calls(m) if _get(m, 'tool_calls') else {}
-    if _get(m, 'role')!='function' and not _get(m, 'function_call') and not (isinstance(c, list) and any(map(_odd, c))) and not spoken and not srv:
+    if _get(m, 'role')!='function' and _get(m, 'function_call') is None and not (isinstance(c, list) and any(map(_odd, c))) and not spoken and not srv:
         return check_msg(m, i) if check else m  # the usual case: nothing to leave out
     if _get(m, 'role')=='function': return notes(i, "legacy 'function' message dropped (use 'tool' messages)")
     d = dict(_plain(m))
     if srv:  # a request can only carry a client's calls, each with its answer
         d['tool_calls'] = [tc for tc in d.get('tool_calls') or [] if _tc_id(tc) not in srv] or None
         notes(i, f"the provider's own tool call(s) left out ({', '.join(sorted(set(srv.values())))}: it ran them itself; a request cannot carry them back)")
-    if d.pop('function_call', None): notes(i, "legacy function_call dropped (use tool_calls)")
+    if d.pop('function_call', None) is not None: notes(i, "legacy function_call dropped (use tool_calls)")  # (any value: litellm sends even '' as a call)
     if spoken:  # only OpenAI takes its audio back, and only for a while: the words stay
         d.pop('audio', None)
         if _blank(tr := _get(m, 'audio', 'transcript')): return notes(i, "audio reply without a transcript dropped")
@@ -563,15 +563,21 @@ def _psf_problem(m):
     if any(not isinstance(s, str) for s in psf.get('thought_signatures') or ()): return "thought_signatures holds something that is not a string (a signature)"
     if not isinstance(own := psf.get('lisette_provider_calls', []), list) or any(not isinstance(x, str) for x in own): return "lisette_provider_calls is not a list of call ids"
 
+def _saved_fields(o):
+    "The fields of saved message `o` as the file holds them (a `Message`'s are tagged)"
+    return o.get('fields') if o.__class__ is dict and o.get('__lisette__')=='Message' else o
+
 def _hist_of(d, src):
     "The decoded, checked history of state `d`, lone surrogates repaired"
     hs, hist = _field(d, 'hist', _is(list), "a list of messages", src), []
     for i,o in enumerate(hs):
+        if (f := _saved_fields(o)).__class__ is dict and f.get('function_call') is not None:  # (before decoding: a `Message` takes only a call's object, and says no more)
+            raise SavedChatError(src, f"hist[{i}].function_call", f"message {i}: 'function_call' {_legacy_call}")
         try: m = _dec(o)
         except RecursionError: raise SavedChatError(src, f"hist[{i}]", "nests too deeply") from None
         except Exception as e: raise SavedChatError(src, f"hist[{i}]", f"not a message ({type(e).__name__}: {e})") from None
         try: check_msg(m, i)
-        except Exception as e: raise SavedChatError(src, f"hist[{i}]", str(e)) from None
+        except MessageFormatError as e: raise SavedChatError(src, f"hist[{i}]" + (f".{e.field}" if e.field else ''), str(e)) from None
         if p := _psf_problem(m): raise SavedChatError(src, f"hist[{i}].provider_specific_fields", p)
         hist.append(m)
     return hist, fix_surrogates(hist)

@@ -523,15 +523,15 @@ def test_every_saved_setting_has_a_check():
     (lambda d: d.pop('hist'), 'hist', 'missing'), (lambda d: d.update(hist={'a': 1}), 'hist', 'expected a list'),
     (lambda d: d['hist'].append({'__lisette__': 'Message', 'fields': {'role': 'assistant', 'content': 'x', 'tool_calls': 5}}), 'hist[2]', 'not a message'),
     (lambda d: d['hist'].append({'__lisette__': 'ToolCall', 'fields': {}}), 'hist[2]', 'not a message'),
-    (lambda d: d['hist'].append({'role': 'robot', 'content': 'x'}), 'hist[2]', "'role'"),
+    (lambda d: d['hist'].append({'role': 'robot', 'content': 'x'}), 'hist[2].role', "'role'"),
     (lambda d: d.update(model=None), 'model', 'expected a model name'), (lambda d: d.update(sp=3), 'sp', 'expected a string'),
     (lambda d: d['use'].update(cost='lots'), 'use.cost', 'non-negative number'), (lambda d: d['use'].update(evil=1), 'use.evil', 'not a usage field'),
     (lambda d: d.update(settings=[1]), 'settings', 'expected an object'), (lambda d: d.update(tc_res=[1]), 'tc_res', 'expected an object'),
     (lambda d: d.update(version='1'), 'version', 'format version'),
-    (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'video_blob', 'data': 'x'}]}), 'hist[2]', "message 2: 'content[0].type' is 'video_blob'"),
-    (lambda d: d['hist'].append({'role': 'function', 'name': 'f', 'content': '42'}), 'hist[2]', "message 2: 'role' is 'function', OpenAI's legacy"),
-    (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': 'x'}}]}), 'hist[2]', "'content[0].image_url' is 'x', not a URL"),
-    (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,%%%'}}]}), 'hist[2]', "not base64"),
+    (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'video_blob', 'data': 'x'}]}), 'hist[2].content[0].type', "message 2: 'content[0].type' is 'video_blob'"),
+    (lambda d: d['hist'].append({'role': 'function', 'name': 'f', 'content': '42'}), 'hist[2].role', "message 2: 'role' is 'function', OpenAI's legacy"),
+    (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': 'x'}}]}), 'hist[2].content[0].image_url', "'content[0].image_url' is 'x', not a URL"),
+    (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,%%%'}}]}), 'hist[2].content[0].image_url', "not base64"),
     (lambda d: d['hist'].append({'role': 'assistant', 'content': 'x', 'provider_specific_fields': {'thought_signatures': [[1]]}}), 'hist[2].provider_specific_fields', "not a string")])
 def test_malformed_saved_chat_named(tmp_path, edit, field, problem):
     chat = Chat('openai/gpt-4o-mini', hist=['hi', 'hello'])
@@ -551,9 +551,44 @@ def test_unsendable_saved_message_refused_at_load(fake_provider, tmp_path, bad, 
     p = Chat('openai/gpt-4o-mini', hist=['hi', 'hello']).save(tmp_path/'c.json')
     d = json.loads(p.read_text()); d['hist'].append(bad); p.write_text(json.dumps(d))
     with pytest.raises(SavedChatError) as ei: load_chat(p, api_base=fp.openai_base, api_key='k')
-    assert ei.value.field == 'hist[2]' and f"message 2: {field!r} {problem}" in str(ei.value) and ('drop it' in str(ei.value))
+    assert ei.value.field == f'hist[2].{field}' and f"message 2: {field!r} {problem}" in str(ei.value) and ('drop it' in str(ei.value))
     with pytest.raises(MessageFormatError) as ei: Chat('openai/gpt-4o-mini', hist=['hi', 'hello', bad])  # and so does `Chat(hist=)`
     assert (ei.value.index, ei.value.field) == (2, field) and problem in str(ei.value)
+    assert fp.requests == []
+
+def _edited_save(tmp_path, fp, proto, edit):
+    "A chat with a tool round (and Claude's thinking) saved, then its assistant message (or that message's call) edited by `edit(message, call)`"
+    model, base = {'anthropic': ('anthropic/claude-sonnet-4-5', fp.anthropic_base), 'gemini': ('gemini/gemini-3-flash-preview', fp.gemini_base)}[proto]
+    fp.queue(Reply('Adding.', thinking='hm' if proto=='anthropic' else None, tool_calls=[('add', {'a': 1, 'b': 2})]), 'Three.')
+    c = Chat(model, tools=[add], cache=True, api_base=base, api_key='k')
+    c('1+2?', think='l' if proto=='anthropic' else None)
+    p = c.save(tmp_path/'c.json'); d = json.loads(p.read_text())
+    m = d['hist'][1]; m = m.get('fields', m)
+    tc = m['tool_calls'][0]; edit(m, tc.get('fields', tc))
+    p.write_text(json.dumps(d))
+    return p, dict(tools=[add], api_base=base, api_key='k')
+
+@pytest.mark.parametrize('proto,edit,field,problem', [
+    *[pytest.param('anthropic', lambda m,tc,v=v: m.update(function_call=v), 'hist[1].function_call', "'function_call' is OpenAI's legacy function call", id=f'function_call={v!r}')
+      for v in ['', {}, {'name': 'add', 'arguments': '{}'}]]])
+def test_saved_message_that_breaks_the_next_turn_refused_at_load(fake_provider, tmp_path, proto, edit, field, problem):
+    """Saved messages that loaded, then failed every later turn: a legacy `function_call` (Anthropic's 400: a tool call
+    without its result). Refused when loading, naming the file and the field; nothing is sent"""
+    fp = fake_provider
+    p, kw = _edited_save(tmp_path, fp, proto, edit)
+    n = len(fp.requests)
+    with pytest.raises(SavedChatError) as ei: load_chat(p, **kw)
+    assert (ei.value.source, ei.value.field) == (str(p), field) and problem in str(ei.value), str(ei.value)
+    assert len(fp.requests) == n
+
+def test_legacy_function_call_in_chat_hist_refused(fake_provider):
+    "`Chat(hist=...)` with a legacy `function_call` (even {}): refused up front, not a 400 from Anthropic on every turn"
+    fp = fake_provider
+    for fc in ['', {}, {'name': 'add', 'arguments': '{}'}]:
+        with pytest.raises(MessageFormatError, match="message 1: 'function_call' is OpenAI's legacy function call") as ei:
+            Chat('anthropic/claude-sonnet-4-5', hist=[{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'yo', 'function_call': fc}],
+                 api_base=fp.anthropic_base, api_key='k')
+        assert (ei.value.index, ei.value.field) == (1, 'function_call')
     assert fp.requests == []
 
 def test_known_part_types_still_load(fake_provider, tmp_path):

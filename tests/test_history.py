@@ -135,7 +135,8 @@ def test_fast_shape_agrees_with_check_msg():
              {'role': 'tool', 'tool_call_id': '', 'content': 'x'}, {'role': 'user', 'content': None}, {'role': 'user', 'content': 3},
              {'role': 'user', 'content': ['x']}, {'role': 'user', 'content': [{'type': 'text', 'text': 3}]},
              {'role': 'user', 'content': 'x', 'tool_calls': [mk_tc('f')]}, {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 1}]},
-             mk_tc_req(None, [mk_tc('f')]), 'hello', {'role': 'assistant', 'content': None}]
+             mk_tc_req(None, [mk_tc('f')]), 'hello', {'role': 'assistant', 'content': None},
+             {'role': 'assistant', 'content': 'x', 'function_call': ''}, {'role': 'assistant', 'content': 'x', 'function_call': {}}]
     for m in cases:
         ok = _shape_ok(m, *_fields(m)) if isinstance(m, dict) or not isinstance(m, str) else False
         try: check_msg(m, 0); valid = True
@@ -158,3 +159,24 @@ def test_tool_call_messages_fast_path_keeps_every_rule():
     tb = q('toolu_a'); tb.thinking_blocks = [{'type': 'thinking', 'thinking': 'hm'}, {'type': 'nope'}]
     assert _err([mk_msg('hi'), tb, *res('toolu_a'), mk_msg('x', role='assistant')]) == (1, 'thinking')
     assert check_hist([mk_msg('hi'), q('toolu_a', c=None), *res('toolu_a'), mk_msg('x', role='assistant')]) is None                           # no text: fine with calls
+
+def _with(m, **kw):
+    "A copy of litellm `Message` `m` with fields `kw` set as a loaded file sets them (past pydantic's checks)"
+    m = m.model_copy(deep=True)
+    for k,v in kw.items(): setattr(m, k, v)
+    return m
+
+@pytest.mark.parametrize('fc', ['', {}, {'name': 'add', 'arguments': '{}'}])
+def test_legacy_function_call_refused(fc):
+    """OpenAI's legacy `function_call` (any value but None): litellm sends it to Anthropic as a tool call without a result,
+    so every later request was a 400. Refused, naming the message and the field, on dicts and `Message`s (whose fast path skipped it)"""
+    from litellm.types.utils import FunctionCall
+    q = mk_tc_req('Let me add', [mk_tc('add', tcid='toolu_a', a=1)])
+    res = mk_tc_result(mk_tc('add', tcid='toolu_a'), '1')
+    assert check_hist([mk_msg('hi'), q, res, mk_msg('x', role='assistant')]) is None  # a `Message` carries `function_call=None`: fine
+    for m in [{'role': 'assistant', 'content': 'yo', 'function_call': fc}, {'role': 'assistant', 'content': 'yo', 'tool_calls': q.tool_calls, 'function_call': fc},
+              _with(q, function_call=FunctionCall(name='add', arguments='{}') if isinstance(fc, dict) and fc else fc)]:
+        h = [mk_msg('hi'), m] + ([res] if _get(m, 'tool_calls') else []) + [mk_msg('x', role='user')]
+        with pytest.raises(MessageFormatError, match=r"message 1: 'function_call' is OpenAI's legacy function call.*tool_calls") as e: check_hist(h)
+        assert (e.value.index, e.value.field) == (1, 'function_call')
+        with pytest.raises(HistoryError, match="cannot repair"): repair_hist(h)

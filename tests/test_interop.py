@@ -228,6 +228,14 @@ def test_to_converters_leave_out_legacy_function_messages_with_a_note(conv):
     with pytest.warns(LossyConversionWarning, match="message 2: legacy 'function' message dropped"):
         to_openai(_legacy) if conv=='to_openai' else to_anthropic(_legacy)
 
+@pytest.mark.parametrize('conv', ['to_openai', 'to_anthropic', 'from_openai'])
+@pytest.mark.parametrize('fc', ['', {}])
+def test_converters_leave_out_any_legacy_function_call(conv, fc):
+    "A `function_call` litellm sends as a call though it is empty ('' or {}), which `check_msg` refuses: left out with a note, as a full one is"
+    h, rep = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': 'a', 'function_call': fc}], []
+    out = to_anthropic(h, report=rep)[1] if conv=='to_anthropic' else globals()[conv](h, report=rep)
+    assert len(out) == 2 and 'function_call' not in out[1] and rep == ["message 1: legacy function_call dropped (use tool_calls)"]
+
 @pytest.mark.parametrize('conv', ['to_openai', 'to_anthropic'])
 def test_to_converters_leave_out_unknown_part_types_with_a_note(conv):
     "A content part of a type no provider takes is left out, noted, in any role's content; the known parts stay"
