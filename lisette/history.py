@@ -98,7 +98,7 @@ def _compacted_only(m, role, c):
 def _thinking_problem(m, role):
     "Why the `thinking_blocks` of `m` are malformed, or None"
     tbs = _get(m, 'thinking_blocks')
-    if not tbs: return None
+    if tbs is None or tbs.__class__ is list and not tbs: return None  # (a falsy non-list, e.g. 0, is no list either: litellm iterates it)
     if role!='assistant': return f"has thinking_blocks on a {role!r} message; only assistant messages carry thinking"
     if not isinstance(tbs, list): return f"thinking_blocks is a {type(tbs).__name__}, not a list"
     for j,b in enumerate(tbs):
@@ -135,13 +135,15 @@ def _nbytes(s): return len(s) if s.isascii() else len(s.encode('utf-8', 'surroga
 
 _counted = {'content', 'role', 'tool_calls', 'function_call', 'provider_specific_fields'}  # a `Message`'s fields `_plain_calls` counts (or that are None)
 
+def _has_thinking(d): return (tb := d.get('thinking_blocks')) is not None and (type(tb) is not list or bool(tb))  # (a malformed one too: `check_msg` says)
+
 def _plain_calls(m):
     "({id: name}, the strings of its text, ids, names and arguments or None) if `m` is a litellm `Message` asking for client tools with nothing else to check (text or no content; no thinking, checkpoints or server calls), else None"
     # `type(x)`, not `x.__class__`: pydantic models answer attribute reads through their `__getattr__` hook, 3x slower
     if type(m) is not Message: return None
     d = m.__dict__
-    if d.get('role')!='assistant' or type(tcs := d.get('tool_calls')) is not list or not tcs or d.get('thinking_blocks'): return None
-    if (x := m.__pydantic_extra__) and x.get('thinking_blocks'): return None
+    if d.get('role')!='assistant' or type(tcs := d.get('tool_calls')) is not list or not tcs or _has_thinking(d): return None
+    if (x := m.__pydantic_extra__) and _has_thinking(x): return None
     if (c := d.get('content')) is None: t = []
     elif type(c) is str: t = [c]
     else: return None

@@ -180,3 +180,14 @@ def test_legacy_function_call_refused(fc):
         with pytest.raises(MessageFormatError, match=r"message 1: 'function_call' is OpenAI's legacy function call.*tool_calls") as e: check_hist(h)
         assert (e.value.index, e.value.field) == (1, 'function_call')
         with pytest.raises(HistoryError, match="cannot repair"): repair_hist(h)
+
+@pytest.mark.parametrize('tb', [0, False, '', {}])
+def test_falsy_thinking_blocks_that_are_no_list_refused(tb):
+    "`thinking_blocks: 0` passed as if absent (the next turn raised \"'int' object is not iterable\" inside litellm): refused as 'x' and True are"
+    q = mk_tc_req('Let me add', [mk_tc('add', tcid='toolu_a', a=1)])
+    res = mk_tc_result(mk_tc('add', tcid='toolu_a'), '1')
+    for m in [{'role': 'assistant', 'content': 'yo', 'thinking_blocks': tb}, _with(q, thinking_blocks=tb)]:
+        h = [mk_msg('hi'), m] + ([res] if _get(m, 'tool_calls') else []) + [mk_msg('x', role='user')]
+        with pytest.raises(HistoryError, match=f"message 1: thinking_blocks is a {type(tb).__name__}, not a list") as e: check_hist(h)
+        assert e.value.kind == 'thinking'
+    assert check_hist([mk_msg('hi'), {'role': 'assistant', 'content': 'yo', 'thinking_blocks': []}]) is None  # (none)
