@@ -431,6 +431,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'lisette.messages._tc_cache': ('messages.html#_tc_cache', 'lisette/messages.py'),
                                   'lisette.messages._tc_from_block': ('messages.html#_tc_from_block', 'lisette/messages.py'),
                                   'lisette.messages._tc_line': ('messages.html#_tc_line', 'lisette/messages.py'),
+                                  'lisette.messages._tc_psf_problem': ('messages.html#_tc_psf_problem', 'lisette/messages.py'),
                                   'lisette.messages._tr_from_block': ('messages.html#_tr_from_block', 'lisette/messages.py'),
                                   'lisette.messages._unknown_bytes': ('messages.html#_unknown_bytes', 'lisette/messages.py'),
                                   'lisette.messages._unpend': ('messages.html#_unpend', 'lisette/messages.py'),

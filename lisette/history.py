@@ -40,6 +40,7 @@ def _shape_ok(m, role, c, tcs):
         for tc in tcs:
             if not (_tc_id(tc).__class__ is str and (nm := _tc_name(tc)).__class__ is str and nm): return False
             if _get(tc, 'function', 'arguments').__class__ not in (str, NoneType) or _get(tc, 'type') not in (None, 'function'): return False
+            if (p := _get(tc, 'provider_specific_fields')) is not None and (p.__class__ is not dict or p.get('thought_signature').__class__ not in (str, NoneType)): return False
     if _get(m, 'name').__class__ not in (str, NoneType) or _get(m, 'function_call') is not None: return False
     if m.__class__ is dict and m.get('audio') is not None: return False  # a spoken reply: `check_msg` checks it (a `Message`'s audio is typed)
     if c is None: return role=='assistant'
@@ -154,6 +155,7 @@ def _plain_calls(m):
         if (tx := tc.__pydantic_extra__) is None or tc.__dict__: tx = {**(tx or {}), **tc.__dict__}  # litellm keeps a call's fields in either (mostly the extras)
         if type(tid := tx.get('id')) is not str or tid in res or 'cache_control' in tx or tx.get('provider_specific_fields') or (f := tx.get('function')) is None \
            or tid.startswith('srvtoolu_') or (ty := tx.get('type'))!='function' and ty is not None: return None
+        if (p := tx.get('provider_specific_fields')) is not None and type(p) is not dict: return None  # (malformed, yet falsy: `check_msg` says)
         fd = f.__dict__ if type(f) is Function else {'name': _get(f, 'name'), 'arguments': _get(f, 'arguments')}
         if type(nm := fd.get('name')) is not str or not nm or type(a := fd.get('arguments')) is not str: return None
         res[tid] = nm

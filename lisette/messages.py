@@ -354,6 +354,7 @@ def _shape_problem(m, need_ids=True):
             if not isinstance(a := _get(tc, 'function', 'arguments'), (str, NoneType)):
                 return f'tool_calls[{j}].function.arguments', f"is a {type(a).__name__}; give the arguments as a JSON string (json.dumps them)"
             if (t := _get(tc, 'type')) not in (None, 'function'): return f'tool_calls[{j}].type', f"is {t!r}; a tool call's type is 'function'"
+            if pr := _tc_psf_problem(tc): return f'tool_calls[{j}].provider_specific_fields{pr[0]}', pr[1]
     if _get(m, 'function_call') is not None: return 'function_call', _legacy_call  # (a litellm `Message` carries it as None)
     if (nm := _get(m, 'name')) is not None and not isinstance(nm, str): return 'name', f"is a {type(nm).__name__}; give a str"
     if (a := _get(m, 'audio')) is not None and (pr := _audio_problem(role, a)): return pr
@@ -362,6 +363,13 @@ def _shape_problem(m, need_ids=True):
     if not isinstance(c, list): return 'content', f"is a {type(c).__name__}; use a str or a list of content parts (dicts with a 'type')"
     for j,p in enumerate(c):
         if pr := _part_problem(j, p, role): return pr
+
+def _tc_psf_problem(tc):
+    "(field suffix, problem) of the `provider_specific_fields` of tool call `tc` (where litellm keeps Gemini's thought signature for the call), or None"
+    if (psf := _get(tc, 'provider_specific_fields')) is None: return None
+    if not isinstance(psf, dict): return '', f"is a {type(psf).__name__}; give an object (or None)"
+    if (s := psf.get('thought_signature')) is not None and not isinstance(s, str):
+        return '.thought_signature', f"is a {type(s).__name__}; a thought signature is the str Gemini returned with the call: restore it unmodified, or remove it"
 
 # parts only one role's messages hold: elsewhere the provider refuses them (OpenAI, Anthropic) or litellm drops the message
 _role_parts = {'tool_reference': ('tool', "only a tool result holds one (Anthropic's tool search)"),

@@ -568,14 +568,18 @@ def _edited_save(tmp_path, fp, proto, edit):
     p.write_text(json.dumps(d))
     return p, dict(tools=[add], api_base=base, api_key='k')
 
+def _set_sig(tc, v): tc.setdefault('provider_specific_fields', {})['thought_signature'] = v
+
 @pytest.mark.parametrize('proto,edit,field,problem', [
     *[pytest.param('anthropic', lambda m,tc,v=v: m.update(function_call=v), 'hist[1].function_call', "'function_call' is OpenAI's legacy function call", id=f'function_call={v!r}')
       for v in ['', {}, {'name': 'add', 'arguments': '{}'}]],
-    pytest.param('anthropic', lambda m,tc: m.update(thinking_blocks=0), 'hist[1]', "thinking_blocks is a int, not a list", id='thinking_blocks=0')])
+    pytest.param('anthropic', lambda m,tc: m.update(thinking_blocks=0), 'hist[1]', "thinking_blocks is a int, not a list", id='thinking_blocks=0'),
+    *[pytest.param('gemini', lambda m,tc,v=v: _set_sig(tc, v), 'hist[1].tool_calls[0].provider_specific_fields.thought_signature', f"is a {type(v).__name__}", id=f'thought_signature={v!r}')
+      for v in [[1], {'a': 1}, 5]]])
 def test_saved_message_that_breaks_the_next_turn_refused_at_load(fake_provider, tmp_path, proto, edit, field, problem):
     """Saved messages that loaded, then failed every later turn: a legacy `function_call` (Anthropic's 400: a tool call
-    without its result), `thinking_blocks: 0` ("'int' object is not iterable"). Refused when loading, naming the file
-    and the field; nothing is sent"""
+    without its result), `thinking_blocks: 0` ("'int' object is not iterable"), a Gemini call's thought signature that
+    is no str ("unhashable type", or Gemini's 400). Refused when loading, naming the file and the field; nothing is sent"""
     fp = fake_provider
     p, kw = _edited_save(tmp_path, fp, proto, edit)
     n = len(fp.requests)

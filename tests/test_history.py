@@ -136,7 +136,9 @@ def test_fast_shape_agrees_with_check_msg():
              {'role': 'user', 'content': ['x']}, {'role': 'user', 'content': [{'type': 'text', 'text': 3}]},
              {'role': 'user', 'content': 'x', 'tool_calls': [mk_tc('f')]}, {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 1}]},
              mk_tc_req(None, [mk_tc('f')]), 'hello', {'role': 'assistant', 'content': None},
-             {'role': 'assistant', 'content': 'x', 'function_call': ''}, {'role': 'assistant', 'content': 'x', 'function_call': {}}]
+             {'role': 'assistant', 'content': 'x', 'function_call': ''}, {'role': 'assistant', 'content': 'x', 'function_call': {}},
+             {'role': 'assistant', 'content': None, 'tool_calls': [{**mk_tc('f'), 'provider_specific_fields': {'thought_signature': [1]}}]},
+             {'role': 'assistant', 'content': None, 'tool_calls': [{**mk_tc('f'), 'provider_specific_fields': 'sig'}]}]
     for m in cases:
         ok = _shape_ok(m, *_fields(m)) if isinstance(m, dict) or not isinstance(m, str) else False
         try: check_msg(m, 0); valid = True
@@ -191,3 +193,18 @@ def test_falsy_thinking_blocks_that_are_no_list_refused(tb):
         with pytest.raises(HistoryError, match=f"message 1: thinking_blocks is a {type(tb).__name__}, not a list") as e: check_hist(h)
         assert e.value.kind == 'thinking'
     assert check_hist([mk_msg('hi'), {'role': 'assistant', 'content': 'yo', 'thinking_blocks': []}]) is None  # (none)
+
+@pytest.mark.parametrize('sig', [[1], {'a': 1}, 5])
+def test_tool_call_thought_signature_must_be_a_string(sig):
+    """A Gemini tool call's `provider_specific_fields.thought_signature` that is no str: litellm raised "unhashable type"
+    (a list, an object) or Gemini a 400 on the next turn. Refused, naming the call and the field; a str passes"""
+    from litellm.types.utils import ChatCompletionMessageToolCall, Function
+    def tc(s): return ChatCompletionMessageToolCall(function=Function(name='add', arguments='{"a": 1}'), id='call_a', type='function', provider_specific_fields={'thought_signature': s})
+    res = mk_tc_result(mk_tc('add', tcid='call_a'), '1')
+    ok = mk_tc_req('Let me add', [tc('c2lnbmF0dXJl')])
+    assert check_hist([mk_msg('hi'), ok, res]) is None
+    for m in [mk_tc_req('Let me add', [tc(sig)]), {'role': 'assistant', 'content': None, 'tool_calls': [{**mk_tc('add', tcid='call_a'), 'provider_specific_fields': {'thought_signature': sig}}]}]:
+        with pytest.raises(MessageFormatError, match=r"message 1: 'tool_calls\[0\].provider_specific_fields.thought_signature' is a") as e: check_hist([mk_msg('hi'), m, res])
+        assert e.value.field == 'tool_calls[0].provider_specific_fields.thought_signature'
+    for psf in (['s'], []):  # (no object: an empty one too, which litellm's fast path would pass)
+        with pytest.raises(MessageFormatError, match=r"'tool_calls\[0\].provider_specific_fields' is a list"): check_hist([mk_msg('hi'), mk_tc_req('x', [_with(tc('s'), provider_specific_fields=psf)]), res])
