@@ -764,6 +764,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.replay._lookup': ('replay.html#_lookup', 'lisette/replay.py'),
                                 'lisette.replay._media_type': ('replay.html#_media_type', 'lisette/replay.py'),
                                 'lisette.replay._mode': ('replay.html#_mode', 'lisette/replay.py'),
+                                'lisette.replay._no_recording': ('replay.html#_no_recording', 'lisette/replay.py'),
                                 'lisette.replay._read_recording': ('replay.html#_read_recording', 'lisette/replay.py'),
                                 'lisette.replay._record_problem': ('replay.html#_record_problem', 'lisette/replay.py'),
                                 'lisette.replay._records': ('replay.html#_records', 'lisette/replay.py'),

@@ -208,8 +208,13 @@ def _mode(mode):
         raise ValueError(f"Unknown replay mode {mode!r} (from the argument or $LISETTE_REPLAY); use one of {replay_modes}")
     return mode
 
+def _no_recording(path):
+    "The error of mode 'replay' given recording `path`, which does not exist"
+    return FileNotFoundError(f"Replay recording {path} does not exist, and mode 'replay' (from the argument or $LISETTE_REPLAY) only reads one. "
+        f"Check the path (a relative one starts at the working directory, {os.getcwd()}), or record it first with mode='auto' or 'record' and a real API key.")
+
 def enable_replay(
-    path='cachy.jsonl', # Recording file (created if missing); commit it next to the notebook
+    path='cachy.jsonl', # Recording file (created if missing, but in mode 'replay'); commit it next to the notebook
     mode:str=None, # 'auto', 'replay' or 'record' (see the table above); default: $LISETTE_REPLAY, else 'auto'
     doms=cc.doms, # Hosts whose requests are recorded (substrings of the URL); cachy's provider list by default
     hdrs=('content-type',), # Response headers to store; None stores all but content-encoding (cachy's default)
@@ -221,6 +226,8 @@ def enable_replay(
     mode = _mode(mode)
     disable_replay()
     path = Path(path).absolute()
+    if path.is_dir(): raise IsADirectoryError(f"Replay recording {path} is a directory: give the path of the recording file (e.g. {path/'cachy.jsonl'})")
+    if mode=='replay' and not path.exists(): raise _no_recording(path)  # (replay only reads: it creates nothing)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch(exist_ok=True)
     _read_recording(path)

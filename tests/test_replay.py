@@ -35,7 +35,10 @@ def clean_state(monkeypatch):
     disable_replay()
 
 @pytest.fixture
-def cache(tmp_path): return tmp_path/'cachy.jsonl'
+def cache(tmp_path):
+    "An empty recording (mode 'replay' reads one; the others would create it)"
+    (p := tmp_path/'cachy.jsonl').touch()
+    return p
 
 def queue_session(fp):
     fp.queue("Hi Rens!", Reply(tool_calls=[('add', {'a': 40, 'b': 2})], usage={'input': 30, 'output': 7}), "40+2 is 42.",
@@ -186,6 +189,23 @@ def test_mode_from_environment_and_bad_mode(cache, monkeypatch):
     assert enable_replay(cache).mode == 'replay'
     monkeypatch.setenv('LISETTE_REPLAY', 'replay-only')
     with pytest.raises(ValueError, match=r"Unknown replay mode 'replay-only'.*LISETTE_REPLAY.*'auto', 'replay', 'record'"): enable_replay(cache)
+
+@pytest.mark.parametrize('how', ['argument', 'environment'])
+def test_replay_mode_needs_an_existing_recording(tmp_path, monkeypatch, how):
+    """mode='replay' given a recording that does not exist (a typo, the notebook run from another directory) created it,
+    empty, with its directory, and the first request raised a ReplayMiss blaming the request. Replay only reads: it
+    creates nothing, and says the recording is missing and how to make one; the other modes create it, as before"""
+    import lisette.replay as R
+    orig_send, path = httpx.Client.send, tmp_path/'notebooks'/'cachy.jsonl'
+    if how=='environment': monkeypatch.setenv('LISETTE_REPLAY', 'replay')
+    with pytest.raises(FileNotFoundError) as e: enable_replay(path, mode='replay' if how=='argument' else None)
+    assert f"Replay recording {path} does not exist" in str(e.value) and "mode='auto' or 'record'" in str(e.value)
+    assert list(tmp_path.iterdir()) == [] and R._state is None and httpx.Client.send is orig_send  # nothing made, nothing patched
+    for mode in ('auto', 'record'):
+        enable_replay(path, mode=mode); disable_replay()
+        assert path.read_text() == ''
+        path.unlink()
+    with pytest.raises(IsADirectoryError, match=f"Replay recording {tmp_path} is a directory"): enable_replay(tmp_path, mode='auto')
 
 def test_disable_restores_clients_and_keys(cache, monkeypatch):
     orig_send, orig_asend = httpx.Client.send, httpx.AsyncClient.send
