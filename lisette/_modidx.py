@@ -298,6 +298,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'lisette.interop._pos': ('interop.html#_pos', 'lisette/interop.py'),
                                  'lisette.interop._providers_calls': ('interop.html#_providers_calls', 'lisette/interop.py'),
                                  'lisette.interop._psf_problem': ('interop.html#_psf_problem', 'lisette/interop.py'),
+                                 'lisette.interop._save_error': ('interop.html#_save_error', 'lisette/interop.py'),
                                  'lisette.interop._saved_context': ('interop.html#_saved_context', 'lisette/interop.py'),
                                  'lisette.interop._saved_fields': ('interop.html#_saved_fields', 'lisette/interop.py'),
                                  'lisette.interop._settings_of': ('interop.html#_settings_of', 'lisette/interop.py'),

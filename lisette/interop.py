@@ -499,17 +499,29 @@ def _write_whole(path, text):
     "Write `text` to `path` so that a failure (disk full, Ctrl-C) leaves the file as it was: a new file, then renamed over it"
     real = Path(os.path.realpath(path))  # a link stays a link: the file it points to is the one replaced
     if not real.parent.is_dir(): raise FileNotFoundError(f"save_chat: the directory {path.parent} does not exist; {path} was not written")
+    if real.is_dir(): raise IsADirectoryError(f"save_chat: {path} is a directory: give the path of a file; nothing was written")
     try: mode = stat.S_IMODE(os.stat(real).st_mode)  # an existing file keeps its permissions (a private chat stays private)
     except FileNotFoundError: mode = None
-    tmp = real.with_name(f".{real.name}.{secrets.token_hex(4)}.tmp")
+    # the rename would replace a file its owner made read-only (it needs only the directory writable): refuse, as writing it would
+    if mode is not None and not os.access(real, os.W_OK):
+        raise PermissionError(f"save_chat: {path} is read-only; it was left as it is. Make it writable (chmod u+w) to replace it, or save to another file")
+    tmp, step = real.with_name(f".{real.name}.{secrets.token_hex(4)}.tmp"), f"create a file in {real.parent}"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # (a new file: the umask applies, as to any)
+        step = "write the new file beside it"
         with open(fd, 'w', encoding='utf-8') as f: f.write(text); f.flush(); os.fsync(f.fileno())
         if mode is not None: os.chmod(tmp, mode)
+        step = "rename the new file over it"
         os.replace(tmp, real)
-    except BaseException:
+    except BaseException as e:
         tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError): raise _save_error(e, path, step, mode is not None) from None  # (naming the file asked for, not the temporary one)
         raise
+
+def _save_error(e, path, step, existed):
+    "OSError `e` (same type and errno) of a save of `path` failing at `step`, naming `path`"
+    msg = f"save_chat: {path} was not written: could not {step} ({e.strerror or e})" + ("; the file is as it was" if existed else '')
+    return type(e)(e.errno, msg) if e.errno else type(e)(msg)
 
 def save_chat(chat:Chat, path)->Path:
     "Save `chat` (model, system prompt, history, tc_res, usage, settings; never the API key) to JSON file `path`"

@@ -685,6 +685,59 @@ def test_save_keeps_mode_and_links(tmp_path):
     chat.use.prompt_tokens = 10**5000  # JSON's other failures are raised as they are
     with pytest.raises(ValueError, match='integer string conversion'): chat.save(p)
 
+def _save_as_user(paths):
+    """Save a chat to each of `paths` ({name: path}) as a user whom file modes bind: root may write anything, so tests
+    run as root save as uid 65534, in a forked child; {name: 'saved' or [error type, message]}"""
+    import os
+    chat, (r, w) = Chat('openai/gpt-4o-mini', hist=['hi', 'hello']), os.pipe()
+    if (pid := os.fork())==0:
+        try:
+            if os.geteuid()==0: os.setgroups([]); os.setgid(65534); os.setuid(65534)
+            res = {}
+            for name,p in paths.items():
+                try: chat.save(p); res[name] = 'saved'
+                except OSError as e: res[name] = [type(e).__name__, str(e)]
+            os.write(w, json.dumps(res).encode())
+        finally: os._exit(0)
+    os.close(w)
+    with open(r) as f: out = f.read()
+    os.waitpid(pid, 0)
+    assert out, "the child saving as another user failed"
+    return json.loads(out)
+
+@pytest.fixture
+def shared_dir():
+    "A directory anyone may write in (so that uid 65534 can), removed afterwards"
+    import os, shutil
+    d = Path(tempfile.mkdtemp()); os.chmod(d, 0o777)
+    yield d
+    for p in [d, *d.rglob('*')]:
+        if p.is_dir(): os.chmod(p, 0o777)
+    shutil.rmtree(d)
+
+def test_save_refuses_a_read_only_file(shared_dir):
+    """A chat file its owner made read-only (chmod 444) in a directory they may write in: the save replaced it by a rename
+    (which needs only the directory writable), passing over the protection. Now a PermissionError names it; it is as it was"""
+    import os
+    p = Chat('openai/gpt-4o-mini', hist=['kept']).save(shared_dir/'c.json')
+    os.chmod(p, 0o444); before = p.read_text()
+    res = _save_as_user({'ro': p})['ro']
+    assert res[0] == 'PermissionError' and f"{p} is read-only; it was left as it is" in res[1] and 'chmod u+w' in res[1], res
+    assert p.read_text() == before and oct(os.stat(p).st_mode & 0o777) == '0o444' and [o.name for o in shared_dir.iterdir()] == ['c.json']
+
+def test_failed_save_names_the_file_not_the_temporary_one(shared_dir):
+    "A save into a read-only directory, or to a path that is a directory, said it could not write `.c.json.XXXX.tmp`: it names the file asked for"
+    import os
+    ro = shared_dir/'ro'; ro.mkdir(); Chat('openai/gpt-4o-mini', hist=['kept']).save(ro/'c.json'); os.chmod(ro/'c.json', 0o666); os.chmod(ro, 0o555)
+    res = _save_as_user({'old': ro/'c.json', 'new': ro/'d.json'})
+    for k,p in [('old', ro/'c.json'), ('new', ro/'d.json')]:
+        assert res[k][0] == 'PermissionError' and f"save_chat: {p} was not written: could not create a file in {ro} (Permission denied)" in res[k][1] and '.tmp' not in res[k][1], res
+    assert res['old'][1].endswith("; the file is as it was") and sorted(o.name for o in ro.iterdir()) == ['c.json']
+    (shared_dir/'adir').mkdir()
+    with pytest.raises(IsADirectoryError) as e: Chat('openai/gpt-4o-mini', hist=['x']).save(shared_dir/'adir')
+    assert f"save_chat: {shared_dir/'adir'} is a directory" in str(e.value) and '.tmp' not in str(e.value)
+    assert sorted(o.name for o in shared_dir.iterdir()) == ['adir', 'ro'] and not any((shared_dir/'adir').iterdir())
+
 @pytest.mark.parametrize('conv', ['openai', 'anthropic'])
 def test_export_leaves_out_the_providers_own_search(fake_provider, conv):
     "A Claude reply that searched the web and called a client tool: the export carries the client's call only (litellm 1.106 kept the srvtoolu call among them, which OpenAI and Anthropic reject unanswered), and says so"
