@@ -622,8 +622,11 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     src = source
     if not isinstance(d, dict) or d.get('format')!=chat_format:
         raise SavedChatError(src, 'format', f"not a saved lisette chat (format is {d.get('format') if isinstance(d, dict) else type(d).__name__!r}, expected {chat_format!r})")
-    if d.get('version')!=chat_format_version:
-        raise SavedChatError(src, 'version', f"format version {d.get('version')!r}; this lisette reads version {chat_format_version}. Upgrade lisette to load it.")
+    if type(v := d.get('version')) is not int:  # (not `!=`: true and 1.0 equal 1)
+        raise SavedChatError(src, 'version', f"format version {json.dumps(v)[:40]} is not an integer; save_chat writes version {chat_format_version}")
+    if v!=chat_format_version:
+        why = "Upgrade lisette to load it." if v>chat_format_version else "No lisette writes it."
+        raise SavedChatError(src, 'version', f"format version {v}; this lisette reads version {chat_format_version}. {why}")
     model = _field(d, 'model', lambda x: isinstance(x, str) and bool(x), "a model name", src)
     sp, (hist, fixed) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src)
     tcr = d.get('tc_res')

@@ -275,7 +275,7 @@ def _lisette_version(c:sqlite3.Connection, p)->int|None:
         if not tables and v==0: return None
         raise _not_lisettes(p, f"it has tables ({_some(tables)}) but no `usage` table" if tables else f"it has no tables, yet its user_version is {v}")
     if v>SCHEMA_VERSION:
-        if app==_APP_ID: raise UsageLogError(f"{p} was written by a newer lisette (usage schema v{v}; this one knows up to v{SCHEMA_VERSION}): upgrade lisette")
+        if app==_APP_ID: raise UsageLogError(f"{p} was written by a newer lisette (usage schema v{v}; this one knows up to v{SCHEMA_VERSION}): upgrade lisette to use it.")
         raise _not_lisettes(p, f"its user_version {v} is no lisette schema version")
     v, have = max(v,1), {o[1] for o in c.execute('PRAGMA table_info(usage)')}
     want = _schema_cols(v)

@@ -528,6 +528,9 @@ def test_every_saved_setting_has_a_check():
     (lambda d: d['use'].update(cost='lots'), 'use.cost', 'non-negative number'), (lambda d: d['use'].update(evil=1), 'use.evil', 'not a usage field'),
     (lambda d: d.update(settings=[1]), 'settings', 'expected an object'), (lambda d: d.update(tc_res=[1]), 'tc_res', 'expected an object'),
     (lambda d: d.update(version='1'), 'version', 'format version'),
+    (lambda d: d.update(version=True), 'version', 'format version true is not an integer'),  # (true and 1.0 equal 1: they loaded as version 1)
+    (lambda d: d.update(version=1.0), 'version', 'format version 1.0 is not an integer'),
+    (lambda d: d.update(version=2), 'version', 'format version 2; this lisette reads version 1. Upgrade lisette'),
     (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'video_blob', 'data': 'x'}]}), 'hist[2].content[0].type', "message 2: 'content[0].type' is 'video_blob'"),
     (lambda d: d['hist'].append({'role': 'function', 'name': 'f', 'content': '42'}), 'hist[2].role', "message 2: 'role' is 'function', OpenAI's legacy"),
     (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': 'x'}}]}), 'hist[2].content[0].image_url', "'content[0].image_url' is 'x', not a URL"),

@@ -383,7 +383,7 @@ def test_newer_schema_is_refused_without_breaking_calls(fake_provider, usage_log
     c = sqlite3.connect(db); c.execute('CREATE TABLE usage (id INTEGER PRIMARY KEY, x TEXT)'); c.execute('PRAGMA user_version=99')
     c.execute(f'PRAGMA application_id={_APP_ID}'); c.commit(); c.close()
     lg = usage_log(db=db)
-    assert 'upgrade lisette' in _three_calls_then_one_error(fp, lg, caplog)
+    assert 'upgrade lisette to use it. The call itself went ahead' in _three_calls_then_one_error(fp, lg, caplog)  # (one sentence ended, then the next: it lacked its period)
 
 # ---- schema upgrade ----
 
