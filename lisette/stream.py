@@ -233,9 +233,9 @@ class StreamFormatter:
         res, m = self._warnings(o), nested_idx(o, 'choices', 0, 'message')
         tcs = _shown_calls(m)  # (with the provider's own, e.g. its web searches)
         if not tcs: return res
-        ran = _provider_ran(m)  # the provider's own calls it ran (its searches): no result of theirs comes in the stream
+        ran = _provider_ran(m)  # the provider's own calls it ran (its searches): no result of theirs comes in the stream, none is awaited
         self.tcs.update({i: tc for tc in tcs if (i := _tc_id(tc)) not in ran})
-        res += self._sep('tools') + ''.join(_call_line(tc, _tc_id(tc) in ran) for tc in tcs)
+        res += self._sep('tools') + ''.join(_call_line(tc) for tc in tcs)  # (a search it ran too: the documented output shows it so)
         self._last = 'pending'
         return res
 

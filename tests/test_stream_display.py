@@ -367,7 +367,7 @@ def test_first_spoken_stream_is_quiet():
 @pytest.mark.parametrize('stream', [False, True])
 def test_provider_search_shown_as_call(fake_provider, stream):
     """Anthropic's own web search shows as a call, as the documented outputs show it (`🔧 web_search({...})` under the reply,
-    a finished `🔧 web_search(...) → run by the provider` line in the stream's markdown and in a terminal). litellm 1.106 lists it among the
+    `- ⏳ web_search(...) ⏳` in the stream's markdown), and as run in a terminal. litellm 1.106 lists it among the
     `tool_calls`, 1.110 only in `provider_specific_fields['server_tool_calls']`, where nothing showed it."""
     fp = fake_provider
     fp.queue(Reply('Otters hold hands.', web_search=[dict(query='otters', url='https://example.com/o', title='Otters', cited_text='hold hands')]))
@@ -376,7 +376,7 @@ def test_provider_search_shown_as_call(fake_provider, stream):
     if stream:
         buf, items = io.StringIO(), list(r)
         md = StreamFormatter().format_stream(iter(items))
-        assert "- 🔧 <code>web_search(" in (md := ''.join(md)) and '⏳' not in md
+        assert "- ⏳ <code>web_search(query=&#x27;otters&#x27;)</code> ⏳" in (md := ''.join(md))
         print_stream(iter(items), file=buf, use_rich=False)
         assert "🔧 web_search(" in buf.getvalue() and '→ run by the provider' in buf.getvalue() and '⏳' not in buf.getvalue()
         r = items[-1]
@@ -388,7 +388,7 @@ def test_provider_search_shown_as_call(fake_provider, stream):
 
 def test_provider_search_then_tool_round_transcript(fake_provider):
     """A streamed turn that searches (the provider runs it) and calls a client tool: the markdown transcript keeps each
-    call's line on its own (the search's finished, the tool's pending), `fmt2hist` rebuilds a valid history with no call for the search and no markup in the text,
+    call's line on its own (as the documented output shows them), `fmt2hist` rebuilds a valid history with no call for the search and no markup in the text,
     and the terminal shows the search as run and the tool with its result"""
     from lisette.history import check_hist
     fp = fake_provider
@@ -397,7 +397,7 @@ def test_provider_search_then_tool_round_transcript(fake_provider):
     chat = Chat('anthropic/claude-sonnet-4-5', search='l', tools=[simple_add], api_base=fp.anthropic_base, api_key='k')
     items = list(chat('otters and 1+2?', stream=True))
     md = ''.join(StreamFormatter().format_stream(iter(items)))
-    assert "- 🔧 <code>web_search(" in md and "⏳ <code>web_search(" not in md and "⏳ <code>simple_add(a=1, b=2)</code> ⏳" in md
+    assert "⏳ <code>web_search(query=&#x27;otters&#x27;)</code> ⏳" in md and "⏳ <code>simple_add(a=1, b=2)</code> ⏳" in md
     h = fmt2hist(md)
     check_hist(h)
     assert [c.function.name for m in h if not isinstance(m, dict) and m.tool_calls for c in m.tool_calls] == ['simple_add']
@@ -560,30 +560,28 @@ def test_print_stream_in_a_terminal_uses_rich():
     pytest.importorskip('rich')
     assert not lstream._in_notebook() and isinstance(TerminalStream(io.StringIO()).out, lstream._RichTerm)
 
-# ---- a call the provider ran (Anthropic's web_search): resolved in the notebook's markdown as in the terminal, not left pending
+# ---- a call the provider ran (Anthropic's web_search): in the notebook's markdown as the documented output shows it (`- ⏳ web_search(query='weather in NYC today') ⏳`)
 
-RAN = '</code> → run by the provider'
-
-def test_provider_ran_search_resolved_in_notebook(fake_provider, notebook):
-    "The search's `⏳` line stayed pending after the answer: no result of it comes through the stream"
+def test_provider_ran_search_in_notebook_as_documented(fake_provider, notebook):
+    "The search's line ends the streamed markdown as the contract's NYC weather example shows it, and `fmt2hist` leaves it out"
     fp = fake_provider
     fp.queue(Reply('Otters hold hands.', web_search=[dict(query='otters', url='https://example.com/o', title='Otters', cited_text='hold hands')]))
     chat = Chat('anthropic/claude-sonnet-4-5', search='l', api_base=fp.anthropic_base, api_key='k')
     fmt = display_stream(chat('otters?', stream=True))
-    assert '⏳' not in fmt.outp and "\n- 🔧 <code>web_search(" in fmt.outp and fmt.outp.endswith(RAN), fmt.outp
+    assert fmt.outp.endswith("\n- ⏳ <code>web_search(query=&#x27;otters&#x27;)</code> ⏳"), fmt.outp
     assert notebook.shown[-1] == fmt.outp
     h = fmt2hist(fmt.outp)
     assert len(h)==1 and h[0].endswith('Otters hold hands.') and '🔧' not in h[0], ('no call to rebuild, no markup left in the text', h)
 
 def test_provider_not_yet_run_stays_pending():
-    "A search the provider has not run yet (a paused turn: no result in the reply) stays pending"
+    "A search the provider has not run yet (a paused turn: no result in the reply) shows as one it ran, as documented; text after it starts a paragraph"
     srv = dict(id='srvtoolu_1', type='function', function=dict(name='web_search', arguments='{"query": "nyc"}'))
     mk = lambda **psf: ModelResponse(choices=[dict(finish_reason='stop', message=dict(role='assistant', content='Hm.', provider_specific_fields=dict(server_tool_calls=[srv], **psf)))])
     assert StreamFormatter().format_item(mk()) == "\n- ⏳ <code>web_search(query=&#x27;nyc&#x27;)</code> ⏳"
     ran = mk(web_search_results=[dict(type='web_search_tool_result', tool_use_id='srvtoolu_1', content=[])])
     sf = StreamFormatter()
     for o in (ran, lstream.mk_stream_chunk(content='Then text.')): sf.format_item(o)
-    assert sf.outp == f"\n- 🔧 <code>web_search(query=&#x27;nyc&#x27;){RAN}\n\nThen text." and fmt2hist(sf.outp) == ['Then text.']
+    assert sf.outp == "\n- ⏳ <code>web_search(query=&#x27;nyc&#x27;)</code> ⏳\n\nThen text." and fmt2hist(sf.outp) == ['Then text.']
 
 # ---- misuse: a clear error naming the problem and the fix, before any output
 
