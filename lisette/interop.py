@@ -13,7 +13,7 @@ from pathlib import Path
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, MessageFormatError, _legacy_call, _get, _has_cache, _part_types, _nonblank, _audio_problem, max_cache_ckpts
+from .messages import check_msg, MessageFormatError, _legacy_call, _legacy_call_ok, _get, _has_cache, _part_types, _nonblank, _audio_problem, max_cache_ckpts
 from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
 from .tools import _provider_ran, _provider_marked, _tc_id, _tc_name
 from .providers import paused_msg
@@ -583,7 +583,7 @@ def _hist_of(d, src):
     "The decoded, checked history of state `d`, lone surrogates repaired"
     hs, hist = _field(d, 'hist', _is(list), "a list of messages", src), []
     for i,o in enumerate(hs):
-        if (f := _saved_fields(o)).__class__ is dict and f.get('function_call') is not None:  # (before decoding: a `Message` takes only a call's object, and says no more)
+        if (f := _saved_fields(o)).__class__ is dict and f.get('function_call') is not None and not _legacy_call_ok(f['function_call']):  # (before decoding: a `Message` takes only a call's object, and says no more)
             raise SavedChatError(src, f"hist[{i}].function_call", f"message {i}: 'function_call' {_legacy_call}")
         try: m = _dec(o)
         except RecursionError: raise SavedChatError(src, f"hist[{i}]", "nests too deeply") from None

@@ -324,7 +324,11 @@ _anthropic_blocks = {'tool_use', 'tool_result', 'server_tool_use', 'web_search_t
 _legacy_function = ("is 'function', OpenAI's legacy function result, which other providers take for a tool result without "
                     "its call: make it a 'tool' message answering a tool call (its `tool_call_id`), or drop it")
 
-_legacy_call = ("is OpenAI's legacy function call, which litellm sends other providers as a tool call without a result "
+def _legacy_call_ok(fc)->bool:
+    "Is `fc` OpenAI's legacy function call as its API returns one (a reply to `functions=`): a name and JSON arguments?"
+    return isinstance(nm := _get(fc, 'name'), str) and bool(nm) and isinstance(_get(fc, 'arguments'), str)
+
+_legacy_call = ("is no OpenAI legacy function call (an object with a 'name' and JSON 'arguments'), and litellm sends it other providers as a tool call without a result "
                 "(Anthropic then refuses every request): remove it (None); to keep the call, make it an entry of `tool_calls` "
                 "answered by a 'tool' message (`lisette.from_openai` converts an OpenAI history, leaving such calls out with a note)")
 
@@ -355,7 +359,7 @@ def _shape_problem(m, need_ids=True):
                 return f'tool_calls[{j}].function.arguments', f"is a {type(a).__name__}; give the arguments as a JSON string (json.dumps them)"
             if (t := _get(tc, 'type')) not in (None, 'function'): return f'tool_calls[{j}].type', f"is {t!r}; a tool call's type is 'function'"
             if pr := _tc_psf_problem(tc): return f'tool_calls[{j}].provider_specific_fields{pr[0]}', pr[1]
-    if _get(m, 'function_call') is not None: return 'function_call', _legacy_call  # (a litellm `Message` carries it as None)
+    if (fc := _get(m, 'function_call')) is not None and not _legacy_call_ok(fc): return 'function_call', _legacy_call  # (a litellm `Message` carries it as None)
     if (nm := _get(m, 'name')) is not None and not isinstance(nm, str): return 'name', f"is a {type(nm).__name__}; give a str"
     if (a := _get(m, 'audio')) is not None and (pr := _audio_problem(role, a)): return pr
     if c is None: return None if role=='assistant' else ('content', "is missing")

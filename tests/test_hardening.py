@@ -574,8 +574,8 @@ def _edited_save(tmp_path, fp, proto, edit):
 def _set_sig(tc, v): tc.setdefault('provider_specific_fields', {})['thought_signature'] = v
 
 @pytest.mark.parametrize('proto,edit,field,problem', [
-    *[pytest.param('anthropic', lambda m,tc,v=v: m.update(function_call=v), 'hist[1].function_call', "'function_call' is OpenAI's legacy function call", id=f'function_call={v!r}')
-      for v in ['', {}, {'name': 'add', 'arguments': '{}'}]],
+    *[pytest.param('anthropic', lambda m,tc,v=v: m.update(function_call=v), 'hist[1].function_call', "'function_call' is no OpenAI legacy function call", id=f'function_call={v!r}')
+      for v in ['', {}, {'name': 'add'}]],
     pytest.param('anthropic', lambda m,tc: m.update(thinking_blocks=0), 'hist[1]', "thinking_blocks is a int, not a list", id='thinking_blocks=0'),
     *[pytest.param('gemini', lambda m,tc,v=v: _set_sig(tc, v), 'hist[1].tool_calls[0].provider_specific_fields.thought_signature', f"is a {type(v).__name__}", id=f'thought_signature={v!r}')
       for v in [[1], {'a': 1}, 5]]])
@@ -593,8 +593,8 @@ def test_saved_message_that_breaks_the_next_turn_refused_at_load(fake_provider, 
 def test_legacy_function_call_in_chat_hist_refused(fake_provider):
     "`Chat(hist=...)` with a legacy `function_call` (even {}): refused up front, not a 400 from Anthropic on every turn"
     fp = fake_provider
-    for fc in ['', {}, {'name': 'add', 'arguments': '{}'}]:
-        with pytest.raises(MessageFormatError, match="message 1: 'function_call' is OpenAI's legacy function call") as ei:
+    for fc in ['', {}, {'name': 'add'}]:
+        with pytest.raises(MessageFormatError, match="message 1: 'function_call' is no OpenAI legacy function call") as ei:
             Chat('anthropic/claude-sonnet-4-5', hist=[{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'yo', 'function_call': fc}],
                  api_base=fp.anthropic_base, api_key='k')
         assert (ei.value.index, ei.value.field) == (1, 'function_call')
@@ -852,3 +852,13 @@ def test_anthropic_overload_in_a_stream_retried(fake_provider, started, aio):
     async def arun(): return [o async for o in await chat("Capital of France?", stream=True)]
     asyncio.run(arun()) if aio else _stream(chat, "Capital of France?")
     assert chat.hist[-1].content == 'Paris.' and len(fp.requests) == 2
+
+def test_reply_to_legacy_functions_keeps_the_chat_going(fake_provider):
+    "A reply to OpenAI's legacy `functions=` (a `function_call` with a name and arguments) is recorded and the next turn goes out (it was refused there: helper-43 finding 1)"
+    fp = fake_provider
+    body = {"id": "x", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini", "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": None, "function_call": {"name": "f", "arguments": "{}"}}, "finish_reason": "function_call"}]}
+    fp.queue(Reply(raw=json.dumps(body).encode()), 'ok')
+    c = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    c('hi', functions=[{"name": "f", "parameters": {"type": "object", "properties": {}}}])
+    assert contents(c('again')).content == 'ok'

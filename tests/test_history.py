@@ -168,18 +168,18 @@ def _with(m, **kw):
     for k,v in kw.items(): setattr(m, k, v)
     return m
 
-@pytest.mark.parametrize('fc', ['', {}, {'name': 'add', 'arguments': '{}'}])
+@pytest.mark.parametrize('fc', ['', {}, {'name': 'add'}])
 def test_legacy_function_call_refused(fc):
-    """OpenAI's legacy `function_call` (any value but None): litellm sends it to Anthropic as a tool call without a result,
+    """A `function_call` that is no OpenAI legacy call (a reply to `functions=` has a name and arguments): litellm sends it to Anthropic as a tool call without a result,
     so every later request was a 400. Refused, naming the message and the field, on dicts and `Message`s (whose fast path skipped it)"""
     from litellm.types.utils import FunctionCall
     q = mk_tc_req('Let me add', [mk_tc('add', tcid='toolu_a', a=1)])
     res = mk_tc_result(mk_tc('add', tcid='toolu_a'), '1')
     assert check_hist([mk_msg('hi'), q, res, mk_msg('x', role='assistant')]) is None  # a `Message` carries `function_call=None`: fine
     for m in [{'role': 'assistant', 'content': 'yo', 'function_call': fc}, {'role': 'assistant', 'content': 'yo', 'tool_calls': q.tool_calls, 'function_call': fc},
-              _with(q, function_call=FunctionCall(name='add', arguments='{}') if isinstance(fc, dict) and fc else fc)]:
+              _with(q, function_call=FunctionCall(name='', arguments='{}') if isinstance(fc, dict) and fc else fc)]:
         h = [mk_msg('hi'), m] + ([res] if _get(m, 'tool_calls') else []) + [mk_msg('x', role='user')]
-        with pytest.raises(MessageFormatError, match=r"message 1: 'function_call' is OpenAI's legacy function call.*tool_calls") as e: check_hist(h)
+        with pytest.raises(MessageFormatError, match=r"message 1: 'function_call' is no OpenAI legacy function call.*tool_calls") as e: check_hist(h)
         assert (e.value.index, e.value.field) == (1, 'function_call')
         with pytest.raises(HistoryError, match="cannot repair"): repair_hist(h)
 
