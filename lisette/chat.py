@@ -202,7 +202,8 @@ class Chat:
         limiter=None, # A `lisette.limits.Limiter` shared with other chats: caps requests in flight and per minute, pauses all on a 429
     ):
         "LiteLLM chat client."
-        self.tools = listify(tools)  # (its setter makes `ns` from them)
+        self._own_ns = ns is None  # (then `ns` is made from the tools, and grows with them: `tools`)
+        self.tools = listify(tools)
         if ns is not None: self.ns = mk_ns(ns)
         self.tc_res = ToolResults() if tc_refs else None  # keeps the text of evaluated results for `str` parameters
         if tc_refs: sp = f"{sp}\n\n{tc_refs_sp}" if sp else tc_refs_sp
@@ -238,7 +239,7 @@ class Chat:
     @tools.setter
     def tools(self, v):
         self._tools = listify(v); self.tool_schemas = _tool_schemas(self._tools)
-        self.ns = {**self.__dict__.get('ns', {}), **mk_ns([t for t in self._tools if callable(t)])}  # a tool offered can be run
+        if self.__dict__.get('_own_ns', True): self.ns = {**self.__dict__.get('ns', {}), **mk_ns([t for t in self._tools if callable(t)])}  # a tool offered can be run (a namespace the user gave is theirs)
     @property
     def tc_refs(self)->bool: return self.tc_res is not None  # (as made: the system prompt says so)
 
@@ -338,7 +339,7 @@ class AdjustmentWarning(UserWarning):
     "lisette changed, dropped or filled in part of a request or the history (see `Chat.adjustments`)"
 
 # %% ../nbs/06_chat.ipynb #4f51d4c7
-quiet_adjustments = {'max_tokens', 'blank_prompt', 'final_prompt', 'container', 'include'}  # reported in `chat.adjustments`, never warned
+quiet_adjustments = {'max_tokens', 'blank_prompt', 'final_prompt', 'container', 'include', 'image_reply'}  # reported in `chat.adjustments`, never warned
 
 # %% ../nbs/06_chat.ipynb #be29ebc7
 @patch
@@ -532,7 +533,8 @@ def _after_response(self:Chat, r, prefill):
         else: add_warning(r, w)
     if _compacted_only(m, 'assistant', m.content): m.content = None  # the compaction is its content (litellm would send an empty text as words of its own)
     elif not m.tool_calls and not _spoken(m, 'assistant', m.content) and (c := _nonblank(m.content))!=m.content:  # an empty reply would make every later request invalid (a spoken one is not empty)
-        if not _shown_calls(m) and not _get(m, 'images'): self._adjust(None, 'empty_reply', f"{self.model} replied with no text{' (only white space)' if m.content else ''}: stored as {c!r}, as providers reject empty messages")  # (one that only ran the provider's search, or made an image, said something)
+        if _get(m, 'images') and not _shown_calls(m): self._adjust(None, 'image_reply', f"{self.model} replied with image(s) and no text: the text stored as {c!r}, as providers reject empty messages")
+        elif not _shown_calls(m): self._adjust(None, 'empty_reply', f"{self.model} replied with no text{' (only white space)' if m.content else ''}: stored as {c!r}, as providers reject empty messages")  # (one that only ran the provider's search, or made an image, said something)
         m.content = c
     return m, *self._count_use(r)
 

@@ -1003,7 +1003,7 @@ import hashlib, random, string
 _alnum = string.ascii_letters+string.digits
 _mistral_id_form = re.compile(r'[a-zA-Z0-9]{9}')  # the tool-call ids Mistral's API takes
 
-_mistral_model = re.compile(r'(openai|hosted_vllm)/(open-)?(mistral|mixtral|magistral|codestral|devstral|ministral|pixtral)-')  # Mistral's models on an OpenAI-compatible route
+_mistral_model = re.compile(r'(openai|hosted_vllm)/(mistralai/)?(open-)?(mistral|mixtral|magistral|codestral|devstral|ministral|pixtral)-')  # Mistral's models on an OpenAI-compatible route
 
 def _to_mistral(model)->bool:
     "Is `model` sent to Mistral's API, or a server taking its tool-call ids only (litellm's `mistral/` route, `codestral/`, a Mistral model on `openai/` or `hosted_vllm/`)?"
@@ -1802,7 +1802,8 @@ def _without_id_only(m):
 def _responses_unstored(kw):
     "A Responses request with `store` off asks for its reasoning's encrypted content, and leaves out the reasoning items held by id only (OpenAI keeps none to find)"
     if not _unstored(kw): return kw
-    if _may_reason(kw) and _encrypted_reasoning not in (inc := list(kw.get('include') or [])): kw = kw | dict(include=[*inc, _encrypted_reasoning])
+    inc = [i] if isinstance(i := kw.get('include') or [], str) else list(i)  # (one given as a str is one item, not its letters)
+    if _may_reason(kw) and _encrypted_reasoning not in inc: kw = kw | dict(include=[*inc, _encrypted_reasoning])
     msgs = kw.get('messages') or []
     if not unstored_reasoning(msgs): return kw
     return kw | dict(messages=[_without_id_only(m) if unstored_reasoning([m]) else m for m in msgs])

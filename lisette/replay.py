@@ -223,11 +223,10 @@ def enable_replay(
 ):
     "Serve provider calls from recording `path` and record new ones, with `patch_litellm` so outputs do not change"
     global _state
-    mode = _mode(mode)
-    disable_replay()
-    path = Path(path).absolute()
+    mode, path = _mode(mode), Path(path).absolute()
     if path.is_dir(): raise IsADirectoryError(f"Replay recording {path} is a directory: give the path of the recording file (e.g. {path/'cachy.jsonl'})")
     if mode=='replay' and not path.exists(): raise _no_recording(path)  # (replay only reads: it creates nothing)
+    disable_replay()  # (after the checks: a refused path leaves a replay on as it was)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch(exist_ok=True)
     _read_recording(path)

@@ -95,9 +95,21 @@ def _gemini_fields(m, kind):
     return [k for k in ('thought_signatures', 'server_side_tool_invocations') if psf.get(k)] if kind!='gemini' and isinstance(psf, dict) and \
            (psf.get('thought_signatures') or psf.get('server_side_tool_invocations')) else []
 
+_rs_only = {'openai_responses_replay'}  # provider fields only the Responses API reads back: litellm 1.110's replay of a reply's items
+_file_cites = ('file_citation', 'container_file_citation', 'file_path')  # annotations of a Responses reply's text citing files (kept in the provider fields)
+
 def _responses_replay(m, kind):
-    "Does assistant message `m` carry litellm 1.110's `openai_responses_replay` (the Responses items of its reply, read back only by the Responses API) for provider `kind`, which does not read it?"
-    return kind!='responses' and isinstance(psf := _get(m, 'provider_specific_fields'), dict) and 'openai_responses_replay' in psf
+    "Does assistant message `m` carry what only the Responses API reads back (litellm 1.110's `openai_responses_replay`, citations of files) for provider `kind`, which does not?"
+    if kind=='responses' or not isinstance(psf := _get(m, 'provider_specific_fields'), dict): return False
+    return bool(_rs_only & psf.keys()) or isinstance(anns := psf.get('annotations'), list) and any(_get(a, 'type') in _file_cites for a in anns)
+
+def _without_responses_fields(psf):
+    "Provider fields `psf` without what only the Responses API reads back (None when nothing is left)"
+    res = {k:v for k,v in psf.items() if k not in _rs_only}
+    if isinstance(anns := res.get('annotations'), list) and (keep := [a for a in anns if _get(a, 'type') not in _file_cites])!=anns:
+        if keep: res['annotations'] = keep
+        else: del res['annotations']
+    return res or None
 
 def _call_signed(tc, kind):
     "Does tool call `tc` carry a Gemini thought signature (in its provider fields) that provider `kind` does not read?"
@@ -264,7 +276,7 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
         set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k not in ks} or None)
         if 'server_side_tool_invocations' in ks: notes.append((i, f"Gemini's server-side tool calls (its searches) left out (kept in the history)"))
     if _responses_replay(m, kind):  # (its items' structure only, sent as a field strict servers refuse; the reasoning in it is reported above)
-        set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k!='openai_responses_replay'} or None)
+        set_('provider_specific_fields', _without_responses_fields(_get(m, 'provider_specific_fields')))
     if ims := _made_images(m, kind, _openai_itself(model)):
         set_('images', None)
         notes.append((i, f"{len(ims)} image{'s'*(len(ims)>1)} the model made left out ({_who(kind, model)} takes no images in a reply; kept in the history)"))

@@ -56,6 +56,15 @@ def test_tools_set_after_construction_run(proto, aio):
     res = [mm for mm in chat.hist if _role(mm)=='tool']
     assert len(res)==1 and res[0]['content']=='5'
 
+def test_tools_set_keep_a_namespace_given(fake_provider):
+    "A namespace the user gave (a sandboxed implementation) stays theirs when `chat.tools` is set (helper-43 finding 2)"
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[('add', {'a': 2, 'b': 3})]), 'Done.')
+    chat = Chat('openai/gpt-4o-mini', tools=[add], ns={'add': lambda a, b=0: 'sandboxed'}, api_base=fp.openai_base, api_key='k')
+    chat.tools = [add]
+    chat('Add 2 and 3')
+    assert [m['content'] for m in chat.hist if _role(m)=='tool'] == ['sandboxed']
+
 def test_max_steps_final_prompt(proto):
     fp, m, kw = proto
     fp.queue(*[Reply(tool_calls=[('add', {'a': i, 'b': 1})]) for i in range(2)], "summary")

@@ -516,6 +516,7 @@ def test_responses_generated_image_is_shown(fake_provider, tmp_path, stream):
         warnings.simplefilter('error', AdjustmentWarning)
         r = final(chat('Draw a cat', stream=stream))
     assert chat.hist[-1].images == image and contents(r).images == image
+    assert [a.kind for a in chat.adjustments if a.kind in ('image_reply', 'empty_reply')] == ['image_reply']  # (quiet: the '.' stored is said, not warned)
     assert f"![generated image](data:image/webp;base64,{ig['result']})" in r._repr_markdown_()
     def sent_once(c):
         kinds = [(it.get('type'), it.get('id')) for it in fp.last['input']]

@@ -206,6 +206,12 @@ def test_replay_mode_needs_an_existing_recording(tmp_path, monkeypatch, how):
         assert path.read_text() == ''
         path.unlink()
     with pytest.raises(IsADirectoryError, match=f"Replay recording {tmp_path} is a directory"): enable_replay(tmp_path, mode='auto')
+    enable_replay(path, mode='auto')  # a replay on: a refused path leaves it on (it was switched off: helper-43 finding 7)
+    try:
+        on = R._state
+        with pytest.raises(FileNotFoundError): enable_replay(tmp_path/'typo.jsonl', mode='replay')
+        assert R._state is on and httpx.Client.send is not orig_send
+    finally: disable_replay()
 
 def test_disable_restores_clients_and_keys(cache, monkeypatch):
     orig_send, orig_asend = httpx.Client.send, httpx.AsyncClient.send

@@ -539,3 +539,16 @@ def test_responses_replay_field_not_sent_elsewhere(fake_provider):
     chat.model, chat.api_base = 'openai/responses/gpt-5-mini', fp.responses_base
     chat('and back')
     assert fp.requests[-1].body['input']
+
+def test_file_citations_not_sent_elsewhere(fake_provider):
+    "A Responses reply citing a file keeps its file citations in the provider fields: after a switch to Chat Completions they are not sent (helper-43 finding 3); recorded reply: vercel/ai openai-file-search-tool.2.json"
+    import pathlib
+    fp = fake_provider
+    body = (pathlib.Path(__file__).parent/'fixtures'/'openai_responses'/'openai-file-search-tool.2.json').read_bytes()
+    fp.queue(Reply(raw=body), 'ok')
+    chat = Chat('openai/responses/gpt-5-mini', api_base=fp.responses_base, api_key='k')
+    chat('What does the file say?')
+    chat.model, chat.api_base = 'openai/gpt-5-mini', fp.openai_base
+    chat('next')
+    sent = json.dumps(fp.last)
+    assert 'file_citation' not in sent and 'provider_specific_fields' not in sent
