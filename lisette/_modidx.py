@@ -664,7 +664,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._sent_errors': ('providers.html#_sent_errors', 'lisette/providers.py'),
                                    'lisette.providers._separated': ('providers.html#_separated', 'lisette/providers.py'),
                                    'lisette.providers._server': ('providers.html#_server', 'lisette/providers.py'),
-                                   'lisette.providers._server_call_ids': ('providers.html#_server_call_ids', 'lisette/providers.py'),
                                    'lisette.providers._set_text': ('providers.html#_set_text', 'lisette/providers.py'),
                                    'lisette.providers._signed_thinking': ('providers.html#_signed_thinking', 'lisette/providers.py'),
                                    'lisette.providers._stream_audio': ('providers.html#_stream_audio', 'lisette/providers.py'),

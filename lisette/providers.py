@@ -531,18 +531,15 @@ def mark_paused(m):
     if not paused_msg(m): _mark_pause(m, 'compaction' if _compacted(m, 'length') else 'pause_turn')
 
 # %% ../nbs/04_providers.ipynb #16133f47
-_result_fields = ('web_search_results', 'tool_results')  # where litellm keeps a reply's server tool results, and looks for a call's result when it sends the call back
-
-def _server_call_ids(m)->set:
-    "Ids of the server tool calls of assistant message `m` (litellm 1.110 keeps them in its provider fields, 1.106 with its tool calls)"
-    psf = _get(m, 'provider_specific_fields') or {}
-    return {i for tc in [*(_get(m, 'tool_calls') or ()), *(psf.get('server_tool_calls') or ())] if isinstance(i := _get(tc, 'id'), str) and i.startswith('srvtoolu_')}
+from .messages import _shown_calls
+from .tools import _srv_result_keys  # (where litellm keeps a reply's server tool results, and looks for a call's result when it sends the call back)
 
 def join_paused_results(prev, m):
     "Copy onto paused message `prev` the results that its continuation `m` holds of the server tool calls `prev` left pending"
-    if not paused_msg(prev) or not (ids := _server_call_ids(prev)): return
+    if not paused_msg(prev): return
+    if not (ids := {i for tc in _shown_calls(prev) if isinstance(i := _get(tc, 'id'), str) and i.startswith('srvtoolu_')}): return  # (1.110 keeps them in the provider fields, 1.106 with the tool calls)
     got, psf = _get(m, 'provider_specific_fields') or {}, _get(prev, 'provider_specific_fields')
-    for k in _result_fields:
+    for k in _srv_result_keys:
         have = {r.get('tool_use_id') for r in psf.get(k) or () if isinstance(r, dict)}
         if rs := [r for r in got.get(k) or () if isinstance(r, dict) and r.get('tool_use_id') in ids-have]: psf[k] = [*(psf.get(k) or ()), *rs]
 

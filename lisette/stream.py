@@ -14,7 +14,7 @@ from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream
 from litellm import stream_chunk_builder as _litellm_build
 from litellm.types.utils import StreamingChoices, Delta
-from .messages import contents, tool_dtls_tag, _get, _shown_calls, _ran_mark
+from .messages import contents, tool_dtls_tag, _get, _shown_calls
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id, _provider_ran
 from .usage import quiet_litellm, _hidden
 from .providers import merge_stream_fields, mend_chunk, keep_refusal, install_mends, _name_nameless
@@ -185,10 +185,9 @@ def mk_tr_details(tr, tc, mx:int=2000):
     return f"\n\n{tool_dtls_tag}\n<summary><code>{summ}</code></summary>\n\n```json\n{json.dumps(res, indent=2)}\n```\n\n</details>\n\n"
 
 # %% ../nbs/05_stream.ipynb #5c62841f
-def _call_line(tc, ran=False):
-    "The list item of tool call `tc`: pending (`⏳ … ⏳`, as the original), or run by the provider"
-    c = html.escape(_fmt_call(tc))
-    return f"\n- 🔧 <code>{c}</code>{_ran_mark}" if ran else f"\n- ⏳ <code>{c}</code> ⏳"
+def _call_line(tc):
+    "The list item of tool call `tc`, `⏳ … ⏳` as the original shows it (a call the provider ran too)"
+    return f"\n- ⏳ <code>{html.escape(_fmt_call(tc))}</code> ⏳"
 
 # %% ../nbs/05_stream.ipynb #4dbaa7b8
 class StreamFormatter:
