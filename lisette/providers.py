@@ -1682,6 +1682,22 @@ def _keep_responses_file_citations():
 
 _on_first_request.append(_keep_responses_file_citations)
 
+# %% ../nbs/04_providers.ipynb #9d486a7f
+_drew = [{'id': 'rs_1', 'type': 'reasoning', 'summary': []}, {'id': 'ig_1', 'type': 'image_generation_call', 'status': 'completed', 'result': 'iVBORw0KGgo='},
+         {'id': 'rs_2', 'type': 'reasoning', 'summary': []}, {'id': 'msg_1', 'type': 'message', 'role': 'assistant', 'status': 'completed',
+                                                               'content': [{'type': 'output_text', 'text': 'A dot.', 'annotations': []}]}]
+def _kept_reasoning():
+    "The ids of the reasoning items litellm's plain Responses conversion keeps on the message of `_drew`"
+    from litellm.types.llms.openai import ResponsesAPIResponse
+    raw = ResponsesAPIResponse.model_validate({'id': 'resp_1', 'object': 'response', 'created_at': 1, 'status': 'completed', 'model': 'gpt-5', 'output': _drew})
+    return [_get(ri, 'id') for ri in _responses_converters()[0]._convert_response_output_to_choices(raw.output)[0].message.reasoning_items or []]
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _drops_followed_reasoning():
+    "Does the installed litellm's plain Responses conversion leave out a reasoning item a hosted call followed?"
+    try: return 'rs_1' not in _kept_reasoning()
+    except Exception: return True  # (its internals moved: keep the mend, which acts only where an item is missing)
+
 # %% ../nbs/04_providers.ipynb #55c4b0f7
 def _with_followed_reasoning(ris, output, followers, built):
     "Reasoning items `ris` of a reply's message, with those of Responses `output` that `followers` follow put back where missing (`built`: litellm's builder of one)"
@@ -1692,7 +1708,8 @@ def _with_followed_reasoning(ris, output, followers, built):
     return [next(ri for ri in ris if _get(ri, 'id')==i) if i in have else dict(built(by_id[i])) for i in ids] + [ri for ri in ris if _get(ri, 'id') not in by_id]
 
 def _keep_followed_reasoning():
-    "Wrap litellm's plain Responses→chat conversion so a reasoning item a hosted call followed stays on the message (idempotent)"
+    "Wrap litellm's plain Responses→chat conversion so a reasoning item a hosted call followed stays on the message, while the reproducer shows it left out (idempotent)"
+    if not _drops_followed_reasoning(): return
     from litellm.completion_extras.litellm_responses_transformation.transformation import _reasoning_item_from_output_item as built
     def mend(res, raw):
         if not res.choices or not (fl := _followers(out := list(getattr(raw, 'output', None) or []))): return

@@ -530,6 +530,27 @@ def test_responses_generated_image_is_shown(fake_provider, tmp_path, stream):
     c2('Again')
     sent_once(c2)
 
+def test_followed_reasoning_mend_has_a_guard(monkeypatch):
+    """The mend that puts back a reasoning item a hosted call followed is installed only while litellm's plain conversion
+    leaves it out (its reproducer, run on the installed litellm), like every litellm mend (the review found it had none)"""
+    from lisette import providers as P
+    assert P._drops_followed_reasoning() is True  # litellm 1.106 and 1.110 drop it
+    Handler = P._responses_converters()[0]
+    orig = Handler._convert_response_output_to_choices
+    def keeps_all(output, *a, **kw):
+        res = orig(output, *a, **kw)
+        res[0].message.reasoning_items = [{'id': o.id, 'type': 'reasoning'} for o in output if o.type=='reasoning']
+        return res
+    monkeypatch.setattr(Handler, '_convert_response_output_to_choices', staticmethod(keeps_all))
+    P._drops_followed_reasoning.cache_clear()
+    try:
+        assert P._drops_followed_reasoning() is False
+        calls = []
+        monkeypatch.setattr(P, '_wrap_responses', lambda *a, **kw: calls.append(a))
+        P._keep_followed_reasoning()
+        assert calls == []  # not installed where litellm keeps them
+    finally: P._drops_followed_reasoning.cache_clear()
+
 @pytest.mark.parametrize('stream', [False, True])
 @pytest.mark.parametrize('model', ['gpt-4o-mini', 'mistralai/mistral-small-3.2-24b-instruct'])
 def test_reported_cost_is_the_cost(fake_provider, stream, model):
