@@ -68,7 +68,7 @@ def _ckpts(m, c, tcs):
     n = 0
     if tcs: n += sum(1 for tc in tcs if _tc_cache(tc))
     if c.__class__ is list: n += sum(1 for p in c if p.__class__ is dict and 'cache_control' in p)
-    if m.__class__ is dict and m.get('cache_control'): n += 1
+    if _get(m, 'cache_control'): n += 1  # (a `Message` keeps it in its extras, and litellm sends it)
     return n
 
 def _blank(s): return not s or s.isspace()
@@ -138,13 +138,23 @@ _counted = {'content', 'role', 'tool_calls', 'function_call', 'provider_specific
 
 def _has_thinking(d): return (tb := d.get('thinking_blocks')) is not None and (type(tb) is not list or bool(tb))  # (a malformed one too: `check_msg` says)
 
+def _signature(p):
+    "The thought signature, if `p` (a tool call's provider fields) holds only Gemini's, as a str; else None"
+    return sig if type(p) is dict and len(p)==1 and type(sig := p.get('thought_signature')) is str else None
+
+def _signatures(psf):
+    "Gemini's thought signatures (a list of str), if message provider fields `psf` hold only them; else None"
+    return ss if type(psf) is dict and len(psf)==1 and type(ss := psf.get('thought_signatures')) is list and all(type(x) is str for x in ss) else None
+
+def _held(v): return v is not None and not (type(v) is list and not v)  # (litellm sets empty `images` and `thinking_blocks` on Gemini's replies)
+
 def _plain_calls(m):
     "({id: name}, the strings of its text, ids, names and arguments or None) if `m` is a litellm `Message` asking for client tools with nothing else to check (text or no content; no thinking, checkpoints or server calls), else None"
     # `type(x)`, not `x.__class__`: pydantic models answer attribute reads through their `__getattr__` hook, 3x slower
     if type(m) is not Message: return None
     d = m.__dict__
     if d.get('role')!='assistant' or type(tcs := d.get('tool_calls')) is not list or not tcs or _has_thinking(d): return None
-    if (x := m.__pydantic_extra__) and _has_thinking(x): return None
+    if (x := m.__pydantic_extra__) and (_has_thinking(x) or 'cache_control' in x): return None
     if (c := d.get('content')) is None: t = []
     elif type(c) is str: t = [c]
     else: return None
@@ -153,18 +163,22 @@ def _plain_calls(m):
     for tc in tcs:
         if type(tc) is not ChatCompletionMessageToolCall: return None
         if (tx := tc.__pydantic_extra__) is None or tc.__dict__: tx = {**(tx or {}), **tc.__dict__}  # litellm keeps a call's fields in either (mostly the extras)
-        if type(tid := tx.get('id')) is not str or tid in res or 'cache_control' in tx or tx.get('provider_specific_fields') or (f := tx.get('function')) is None \
+        if type(tid := tx.get('id')) is not str or tid in res or 'cache_control' in tx or (f := tx.get('function')) is None \
            or tid.startswith('srvtoolu_') or (ty := tx.get('type'))!='function' and ty is not None: return None
-        if (p := tx.get('provider_specific_fields')) is not None and type(p) is not dict: return None  # (malformed, yet falsy: `check_msg` says)
+        if (p := tx.get('provider_specific_fields')) is not None:  # nothing, or Gemini's signature of the call (counted with its text)
+            if p=={}: pass
+            elif (sig := _signature(p)) is None: return None  # (anything else, or malformed: `check_msg` says)
+            else: t.append(sig)
         fd = f.__dict__ if type(f) is Function else {'name': _get(f, 'name'), 'arguments': _get(f, 'arguments')}
         if type(nm := fd.get('name')) is not str or not nm or type(a := fd.get('arguments')) is not str: return None
         res[tid] = nm
         t += tid, nm, a
-    # anything else it carries (reasoning text, Gemini's signatures, audio...) counts towards a request's size: None, don't guess
-    psf = d.get('provider_specific_fields')
-    if x or len(d)>5 or psf:  # (most carry no more than the five fields litellm always sets)
-        if any(v is not None for v in (x or {}).values()) or (psf and any(v is not None for v in psf.values())) \
-           or any(v is not None for k,v in d.items() if k not in _counted): return res, None
+    # anything else it carries (reasoning text, audio...) counts towards a request's size: None, don't guess
+    if psf := d.get('provider_specific_fields'):
+        if (ss := _signatures(psf)) is not None: t += ss  # Gemini's signatures, counted with the text
+        elif type(psf) is not dict or any(v is not None for v in psf.values()): t = None
+    if t is not None and (x or len(d)>5):  # (most carry no more than the five fields litellm always sets)
+        if any(_held(v) for v in (x or {}).values()) or any(_held(v) for k,v in d.items() if k not in _counted): t = None
     return res, t
 
 def check_hist(
@@ -235,7 +249,7 @@ def check_hist(
             if (m.__class__ is not dict or 'thinking_blocks' in m) and (p := _thinking_problem(m, role)): raise HistoryError(i, p, "keep thinking blocks unmodified, or drop that message", 'thinking')
         if (p := _text_problem(role, c, tcs)) and not _spoken(m, role, c) and not _compacted_only(m, role, c):
             raise HistoryError(i, p, "providers reject empty text: put text in it (e.g. '.'), or repair the history", 'empty')
-        if c.__class__ is list or tcs or m.__class__ is dict and 'cache_control' in m: nck += _ckpts(m, c, tcs)
+        if c.__class__ is list or tcs or (m.__class__ is dict and 'cache_control' in m) or (m.__class__ is not dict and _get(m, 'cache_control')): nck += _ckpts(m, c, tcs)
         if nck>max_ckpts:
             raise HistoryError(i, f"cache checkpoint number {nck} (at most {max_ckpts} allowed)",
                                "remove the extra ones with remove_cache_ckpts, or repair the history (keeps the last ones)", 'cache')
@@ -300,11 +314,11 @@ def _ckpt_locs(m):
     c, tcs = _get(m, 'content'), _get(m, 'tool_calls') or []
     res = [('content', j) for j,p in enumerate(c) if p.__class__ is dict and 'cache_control' in p] if c.__class__ is list else []
     res += [('tool_calls', j) for j,tc in enumerate(tcs) if _tc_cache(tc)]
-    if m.__class__ is dict and m.get('cache_control'): res.append(('msg', None))
+    if _get(m, 'cache_control'): res.append(('msg', None))
     return res
 
 def _drop_ckpt(m, where, j):
-    if where=='msg': m.pop('cache_control')
+    if where=='msg': m.pop('cache_control') if isinstance(m, dict) else delattr(m, 'cache_control')
     elif where=='content': _get(m, 'content')[j].pop('cache_control')
     else:
         tc = _get(m, 'tool_calls')[j]

@@ -179,7 +179,7 @@ def _tc_cache(tc): return _get(tc, 'cache_control')
 
 def _has_cache(msg):
     "Does `msg` carry a cache checkpoint?"
-    if isinstance(msg, dict) and 'cache_control' in msg: return True  # message-level form, which litellm also accepts
+    if _get(msg, 'cache_control') is not None: return True  # message-level form, which litellm also accepts (on a `Message` too, kept in its extras)
     tcs = _get(msg, 'tool_calls')
     if tcs and _tc_cache(tcs[-1]): return True
     c = _get(msg, 'content')
@@ -188,6 +188,7 @@ def _has_cache(msg):
 def remove_cache_ckpts(msg):
     "remove cache checkpoints and return msg."
     if isinstance(msg, dict): msg.pop('cache_control', None)
+    elif _get(msg, 'cache_control') is not None: delattr(msg, 'cache_control')  # (a `Message` keeps it in its extras)
     if tcs := _get(msg, 'tool_calls'):
         for tc in tcs:
             if isinstance(tc, dict): tc.pop('cache_control', None)

@@ -318,12 +318,16 @@ def _memo(memo, key, n):
     if list(memo)!=[key] or len(memo.get(key, ()))>2*n+100: memo.clear()
     return memo.setdefault(key, {})
 
+def _has_signatures(m):
+    "Does tool-call `Message` `m` carry Gemini's signatures (which `_plain_calls` counts as text, and only Gemini reads)?"
+    return bool((m.__dict__.get('provider_specific_fields') or {}).get('thought_signatures')) or any(_get(tc, 'provider_specific_fields') for tc in m.tool_calls)
+
 def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True, details=True):
     "Does message `m` need changing for provider `kind`? Remembered in `seen` by identity, unless it holds a `srvtoolu_` call (answered later)"
     if seen is not None and (e := seen.get(id(m))) is not None and e[0] is m: return e[1]
     # most of a long history's assistant messages only ask for client tools: told apart in the few lookups `_plain_calls`
     # makes (no reasoning, search parts, audio, refusal, checkpoint or `srvtoolu_` call), as `_get` reads a `Message` slowly
-    if role=='assistant' and (pc := _plain_calls(m)) is not None and (t := pc[1]) is not None:
+    if role=='assistant' and (pc := _plain_calls(m)) is not None and (t := pc[1]) is not None and not _has_signatures(m):
         need = _plain_needs_fit(t[len(t)-3*len(pc[0]):], kind) or not echo and _refusal_echo(m)
     else:
         need = _needs_fit(m, kind, cache, answered, refusals, echo, details) if role=='assistant' else not cache and _has_ckpt(m)

@@ -208,3 +208,34 @@ def test_tool_call_thought_signature_must_be_a_string(sig):
         assert e.value.field == 'tool_calls[0].provider_specific_fields.thought_signature'
     for psf in (['s'], []):  # (no object: an empty one too, which litellm's fast path would pass)
         with pytest.raises(MessageFormatError, match=r"'tool_calls\[0\].provider_specific_fields' is a list"): check_hist([mk_msg('hi'), mk_tc_req('x', [_with(tc('s'), provider_specific_fields=psf)]), res])
+
+def test_message_level_checkpoints_on_tool_call_messages_count():
+    """A checkpoint set on a litellm `Message` asking for tools (`m.cache_control = ...`, kept in its extras) counts: the
+    fast path for such messages skipped it, so five passed `check_hist` and Anthropic refused the request (at most 4)"""
+    h = []
+    for i in range(5):
+        q = mk_tc_req('Let me add', [mk_tc('add', tcid=f'toolu_{i}', a=1)]); q.cache_control = {'type': 'ephemeral'}
+        h += [mk_msg('hi'), q, mk_tc_result(mk_tc('add', tcid=f'toolu_{i}'), '1'), mk_msg('x', role='assistant')]
+    assert check_hist(h[:16]) is None  # four: fine
+    with pytest.raises(HistoryError, match="cache checkpoint number 5") as e: check_hist(h)
+    assert e.value.index == 17
+    fixed, notes = repair_hist(h)
+    assert check_hist(fixed) is None and [_get(m, 'cache_control') is not None for m in fixed[1::4]] == [False, True, True, True, True]
+    assert _get(h[1], 'cache_control') is not None  # (the history given is left as it was)
+    assert _get(remove_cache_ckpts(h[1]), 'cache_control') is None
+
+def test_gemini_tool_rounds_take_the_fast_path():
+    """A Gemini tool-call message (a thought signature on a call, the message's list of them, empty `images` and
+    `thinking_blocks`) is read in the one pass `Chat(hist=)` makes, its signatures counted in the size bound (it took the
+    full check and the full token count: the review's finding); anything else in the call's provider fields still does not"""
+    from litellm.types.utils import ChatCompletionMessageToolCall, Function, Message
+    from lisette.history import _plain_bytes
+    def gem(i, psf):
+        tc = ChatCompletionMessageToolCall(function=Function(name='add', arguments='{"a": 1}'), id=f'call_{i}', type='function', provider_specific_fields=psf)
+        return Message(role='assistant', content=None, tool_calls=[tc], provider_specific_fields={'thought_signatures': ['c2ln'*25]}, images=[], thinking_blocks=[])
+    h = [x for i in range(3) for x in (mk_msg('hi'), gem(i, {'thought_signature': 'c2ln'*25}), mk_tc_result(mk_tc('add', tcid=f'call_{i}'), '1'), mk_msg('x', role='assistant'))]
+    assert check_hist(h) is None
+    b = _plain_bytes(h)
+    assert b is not None and b >= sum(len(m.tool_calls[0].provider_specific_fields['thought_signature'])*2 for m in h[1::4])
+    h[1] = gem(0, {'thought_signature': 'c2ln', 'other': 1})
+    assert _plain_bytes(h) is None and check_hist(h) is None  # (valid, but more than a signature: the full check and bound)
