@@ -16,7 +16,7 @@ from mcp.client.stdio import stdio_client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
-from .tools import ToolResponse
+from .tools import ToolResponse, _on_interrupt
 
 # %% ../nbs/11_mcp.ipynb #ac1d0674
 def _img(mime, b64): return {'type': 'image_url', 'image_url': {'url': f"data:{mime};base64,{b64}"}}
@@ -235,8 +235,10 @@ def call(self:MCPTools, name, args:dict):
     if threading.current_thread() is lp.thread: raise RuntimeError("An MCP tool called synchronously from its own session's loop would deadlock: use `await tool.acall(...)`")
     try: fut = lp.submit(self._call(name, args))
     except RuntimeError: return f"Error: MCP server `{self.label}` is closed; tool `{name}` was not run."
+    _on_interrupt(fut.cancel)  # run on a pool thread: an interrupted round cancels it here
     try: return fut.result(self.timeout + 30)  # `_call` times out first: this only guards against a stuck loop
     except (FutCancelled, FutTimeout): return self._closed_during(name)
+    except BaseException: fut.cancel(); raise  # Ctrl-C while it runs: the server stops the call, as for `acall`
 
 @patch
 async def acall(self:MCPTools, name, args:dict):

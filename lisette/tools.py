@@ -387,14 +387,27 @@ def tool_pool(depth:int=0)->ThreadPoolExecutor:
             if depth not in _pools[1]: _pools[1][depth] = ThreadPoolExecutor(tool_threads, thread_name_prefix='lisette-tool'+(f'-{depth}' if depth else ''))
     return _pools[1][depth]
 
+def _on_interrupt(cancel):
+    "Have `cancel()` run if the round of tool calls this thread runs one of is interrupted: for work the call started elsewhere (an MCP call on its server), which a Ctrl-C in the caller's thread does not stop"
+    if (cs := getattr(_in_tool, 'cancels', None)) is not None: cs.append(cancel)
+
+def _in_round(cancels, depth, f, x):
+    "`f(x)` on a pool thread, `depth` tool calls deep, as a call of the round whose interruption runs `cancels`"
+    prev, _in_tool.cancels = getattr(_in_tool, 'cancels', None), cancels
+    try: return _at_depth(depth, f, x)
+    finally: _in_tool.cancels = prev
+
 def run_parallel(f, xs:list)->list:
     "`[f(x) for x in xs]` concurrently: the first here, the rest on `tool_pool` (of this thread's depth), each run here if the pool has not started it yet"
-    depth = _depth()
-    futs = [tool_pool(depth).submit(_at_depth, depth, f, x) for x in xs[1:]]
+    depth, cancels = _depth(), []
+    futs = [tool_pool(depth).submit(_in_round, cancels, depth, f, x) for x in xs[1:]]
     try:
         res = [f(xs[0])] if xs else []
         for fu,x in zip(futs, xs[1:]): res.append(f(x) if fu.cancel() else fu.result())
         return res
+    except BaseException:  # interrupted (Ctrl-C lands in this thread): what the calls on the pool started elsewhere stops too
+        for c in list(cancels): c()
+        raise
     finally:
         for fu in futs: fu.cancel()  # interrupted: calls not started never run
 

@@ -279,3 +279,22 @@ def test_acall_cancelled_by_caller(tmp_path):
             with pytest.raises(asyncio.TimeoutError): await asyncio.wait_for(t['block'].acall(marker=str(tmp_path/'pid')), 1)
             return await t['add'].acall(a=1, b=2)
         assert asyncio.run(go()) == '3'
+
+@pytest.mark.parametrize('n', [1, 2])
+def test_interrupted_sync_turn_cancels_the_call_on_the_server(fake_provider, tmp_path, n):
+    """Ctrl-C in a sync Chat while MCP tools run cancels their calls on the server, as AsyncChat does (helper-45 finding 7:
+    the call went on until the tool's timeout): the one running in the caller's thread, and those on the pool's threads"""
+    fp, markers = fake_provider, [tmp_path/f'nap{i}' for i in range(n)]
+    fp.queue(Reply(tool_calls=[('nap', {'marker': str(m)}) for m in markers]), 'done')
+    with warnings.catch_warnings(), mcp_tools(STDIO, timeout=60) as tools:
+        warnings.simplefilter('ignore')
+        chat = Chat('openai/gpt-4o-mini', tools=tools, api_base=fp.openai_base, api_key='k')
+        def ctrl_c():
+            for m in markers: wait_file(m, 20)
+            time.sleep(0.2); os.kill(os.getpid(), signal.SIGINT)  # (a real one: it wakes the wait for the call's result)
+        threading.Thread(target=ctrl_c, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt): chat('nap')
+        t0 = time.monotonic()
+        for m in markers: assert any(m.read_text()=='cancelled' or time.sleep(0.1) for _ in range(50)), (m, m.read_text())
+        assert time.monotonic()-t0 < 30  # cancelled by the interrupt, not by the 60 s timeout
+    check_hist(chat.hist)
