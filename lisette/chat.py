@@ -1394,9 +1394,17 @@ class AsyncChat(Chat):
             try: eng.close()
             finally: self.__dict__.pop('_ending', None); lock.release()
 
-    @delegates(Chat.__call__)
-    async def __call__(self, msg=None, prefill=None, temp=None, think=None, search=None, stream=None, max_steps=2,
-                       final_prompt=_final_prompt, return_all=False, step=1, tool_choice=None, max_tokens=None, **kwargs):
+    async def __call__(self,
+            msg=None, # Message str, or list of multiple message parts
+            prefill=None, # Prefill AI response if model supports it
+            temp=None, # Override temp set on chat initialization
+            think=None, # Thinking (l,m,h)
+            search=None, # Override search set on chat initialization (l,m,h)
+            stream=None, # Stream results (defaults to `self.stream`)
+            max_steps:int=2, # Maximum number of tool calls
+            final_prompt:dict=_final_prompt, # Final prompt when tool calls have ran out
+            return_all:bool=False, # Returns all intermediate ModelResponses if not streaming and has tool calls
+            step:int=1, tool_choice=None, max_tokens=None, **kwargs):  # (`kwargs`: to litellm, as `Chat.__call__`'s)
         "Main call method - handles streaming vs non-streaming"
         gen, stream = self._start(msg, prefill=prefill, temp=temp, think=think, search=search, stream=stream, max_steps=max_steps,
                                   final_prompt=final_prompt, step=step, tool_choice=tool_choice, max_tokens=max_tokens, **kwargs)

@@ -106,6 +106,10 @@ def test_signature(name):
     extra = [p.name for p in named[len(want):] if p.default is E and p.kind is not p.KEYWORD_ONLY]
     assert not extra, f'{name}: parameters {extra} come after the documented ones without a default, so documented calls break'
 
+def test_async_call_signature_is_the_sync_one():
+    "`AsyncChat.__call__` shows `Chat.__call__`'s signature, annotations and `**kwargs` (which go to litellm) included, as documented (helper-46: `@delegates` took both away)"
+    assert _params(STAR['AsyncChat'].__call__) == _params(STAR['Chat'].__call__)
+
 def test_async_call_is_async():
     assert inspect.iscoroutinefunction(STAR['AsyncChat'].__call__), 'AsyncChat.__call__ is documented as `async def`'
     assert inspect.iscoroutinefunction(STAR['adisplay_stream']), 'adisplay_stream is documented as `async def`'
