@@ -181,6 +181,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._temp_dropped': ('chat.html#_temp_dropped', 'lisette/chat.py'),
                               'lisette.chat._thinks': ('chat.html#_thinks', 'lisette/chat.py'),
                               'lisette.chat._timed': ('chat.html#_timed', 'lisette/chat.py'),
+                              'lisette.chat._tool_choice': ('chat.html#_tool_choice', 'lisette/chat.py'),
                               'lisette.chat._tool_name': ('chat.html#_tool_name', 'lisette/chat.py'),
                               'lisette.chat._unanswered': ('chat.html#_unanswered', 'lisette/chat.py'),
                               'lisette.chat._unread_why': ('chat.html#_unread_why', 'lisette/chat.py'),

@@ -21,7 +21,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls
 from .tools import *
-from .tools import _tool_schemas, _parse_args, _bind, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result
+from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
 from litellm import completion_cost
 from .stream import *
@@ -660,12 +660,24 @@ def _tools_for(self:Chat, tools):
 @patch
 def _spent(self:Chat): return self.max_cost is not None and self.use.cost>=self.max_cost
 
+_tc_modes = ('auto', 'none', 'required')
+
+def _tool_choice(tc, names):
+    "`tool_choice=tc` as litellm takes it for every provider, given the names of the turn's tools: a tool's name in OpenAI's object form"
+    if not isinstance(tc, str) or tc in _tc_modes: return tc
+    if tc in names: return {'type': 'function', 'function': {'name': tc}}  # (litellm sends a bare name as it is, which OpenAI refuses, or not at all, to Anthropic)
+    raise ValueError(f"tool_choice={tc!r}: give 'auto', 'none', 'required' (Anthropic's 'any'), the name of one of the chat's tools "
+                     f"({', '.join(sorted(names)) or 'it has none'}), or the provider's dict")
+
 @patch
 def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, step=1, tools=None, **opts):
     "A `_Turn` for this chat, after checking the spending limit; `prefill` dropped where the model takes none"
     if self._spent():
         raise CostLimitError(f"This chat has spent ${self.use.cost:.4f}, reaching its spending limit max_cost=${self.max_cost:.4f}. "
                              "Raise `chat.max_cost` (or set it to None) to continue.")
+    schemas, ns = self._tools_for(tools)
+    if (tc := opts.get('tool_choice')) is not None:
+        opts['tool_choice'] = 'required' if tc=='any' else _tool_choice(tc, _schema_names(schemas))
     t = _Turn(start=len(self._hist), schemas=None, ns=None, opts=opts, max_steps=max_steps, final_prompt=final_prompt,
               step=step, adjustments=self._carry)
     self.adjustments, self._carry = t.adjustments, []
@@ -675,7 +687,8 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
     if prefill and not info.get('supports_assistant_prefill'):
         self._adjust(t, 'prefill', f"prefill {_trunc_str(prefill, 40, skip=0)!r} dropped: {self._which(lambda i: not i.get('supports_assistant_prefill'))} takes no assistant prefill")
         prefill = None
-    t.prefill, (t.schemas, t.ns) = prefill, self._tools_for(tools)
+    if tc is not None and not schemas: self._adjust(t, 'tool_choice', f"tool_choice={tc!r} not sent: the turn has no tools")
+    t.prefill, t.schemas, t.ns = prefill, schemas, ns
     self.last_use = UsageStats()
     s = opts.pop('stall', self.stall)  # per call, or the chat's
     t.stall, t.steer = (StallDetector(s) if s is not None else None), self._steer.begin()

@@ -25,6 +25,36 @@ def test_tools_for_one_call(proto):
     chat("again")
     assert fp.views[-1]['tools'] == ['add']  # the chat's own tools are back
 
+def test_tool_choice_names_a_tool(proto):
+    """`tool_choice='mul'` (a tool's name) makes the model call that tool, on every protocol: litellm sent the bare name to
+    OpenAI as is (a 400 there) and left it out for Anthropic, without a word (helper-46). A name the chat has no tool for is
+    refused before the turn, and the history is untouched"""
+    fp, m, kw = proto
+    def mul(a:int, b:int) -> int:
+        "Multiply"
+        return a*b
+    fp.queue(Reply(tool_calls=[('mul', {'a': 3, 'b': 4})]), "12")
+    chat = Chat(m, tools=[add, mul], **kw)
+    chat("3*4?", tool_choice='mul')
+    sent = fp.requests[0].body
+    want = {'openai': {'type': 'function', 'function': {'name': 'mul'}}, 'anthropic': {'type': 'tool', 'name': 'mul'}}
+    got = sent.get('tool_choice') or sent.get('toolConfig')
+    if m.startswith('gemini/'): assert got['functionCallingConfig'] == {'mode': 'ANY', 'allowed_function_names': ['mul']}, got
+    elif m.startswith('openai/responses/'): assert got in ({'type': 'function', 'name': 'mul'}, {'type': 'function', 'function': {'name': 'mul'}}), got
+    else: assert got == want['openai' if m.startswith('openai/') else 'anthropic'], got
+    n = len(chat.hist)
+    with pytest.raises(ValueError, match=r"tool_choice='div': give 'auto', 'none', 'required' \(Anthropic's 'any'\), the name of one of the chat's tools \(add, mul\)"):
+        chat("8/2?", tool_choice='div')
+    assert len(chat.hist) == n
+
+def test_tool_choice_without_tools_is_reported(fake_provider):
+    fp = fake_provider
+    fp.queue("hi")
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings(record=True): chat("hello", tool_choice='required')
+    assert 'tool_choice' not in fp.requests[0].body
+    assert [a.detail for a in chat.adjustments if a.kind=='tool_choice'] == ["tool_choice='required' not sent: the turn has no tools"]
+
 # ---- API keys never leak
 
 def test_api_key_never_shown(proto, caplog):
