@@ -99,6 +99,27 @@ def _search_size(s):
         raise ValueError(f"search={s!r}: give True, False, or 'l', 'm', 'h' (how much search context: low, medium, high)")
     return z
 
+_thinks_ok = {'l', 'm', 'h', 'x', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'}
+
+def _check_think(think):
+    "Raise for a `think=` that names no effort (a provider would refuse it, or litellm send it as 'medium')"
+    if think is None or isinstance(think, bool) or think in _thinks_ok: return
+    raise ValueError(f"think={think!r}: give True, False, or 'l', 'm', 'h', 'x' (how hard the model thinks: low, medium, high, the most)")
+
+def _is_num(x): return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+def _check_args(model, sp, temp, cache_idxs, ns, retries, max_cost):
+    "Raise for `Chat` arguments that could only fail later, or be dropped silently, naming the argument and what to give"
+    def bad(arg, v, want, err=TypeError): raise err(f"{arg}={v!r}: {want}")
+    if not isinstance(model, str) or not model.strip(): bad('model', model, "give a litellm model name (a str), such as 'anthropic/claude-sonnet-4-5' or 'gpt-4o-mini'")
+    if sp is not None and not isinstance(sp, (str, list)): bad('sp', sp, "the system prompt is a str")
+    if temp is not None and not _is_num(temp): bad('temp', temp, "a temperature is a number (e.g. 0.7), or None for the provider's default")
+    if not isinstance(cache_idxs, (list, tuple)) or not all(isinstance(i, int) and not isinstance(i, bool) for i in cache_idxs):
+        bad('cache_idxs', cache_idxs, "give a list of message indices (ints), such as [-1] or [0, -1]")
+    if ns is not None and not isinstance(ns, (dict, list, tuple)): bad('ns', ns, "give a dict of the tools' names to their functions (or a list of functions)")
+    if not isinstance(retries, int) or isinstance(retries, bool) or retries<0: bad('retries', retries, "give how many times to retry (an int, 0 or more)", ValueError)
+    if max_cost is not None and (not _is_num(max_cost) or max_cost<0): bad('max_cost', max_cost, "give a spending limit in $ (a number, 0 or more), or None", ValueError)
+
 _final_prompt = {'role': 'user', 'content': 'You have used all your tool calls for this turn. Please summarize your findings. If you did not complete your goal, tell the user what further work is needed. You may use tools again on the next user message.'}
 _cwe_msg = "ContextWindowExceededError: Do no more tool calls and complete your response now. Inform user that you ran out of context and explain what the cause was. This is the response to this tool call, truncated if needed: "
 _interrupted = interrupted_result
@@ -115,8 +136,10 @@ _stop_warnings = {'length': 'Response was cut off at token limit.',
 class CostLimitError(RuntimeError):
     "The chat reached its spending limit (`max_cost`)"
 
+def _usd(x): return f"${x:.4f}" if x>=0.01 or x==0 else f"${x:.2g}"  # (a small limit shows its digits, not $0.0000)
+
 def _cost_warning(use, mx):
-    return f"Spending limit reached: this chat has spent ${use.cost:.4f} of its max_cost ${mx:.4f}, so tools were turned off and the model was asked to wrap up."
+    return f"Spending limit reached: this chat has spent {_usd(use.cost)} of its max_cost {_usd(mx)}, so tools were turned off and the model was asked to wrap up."
 
 
 
@@ -157,6 +180,15 @@ def _note_quota(e):
     if quota_exhausted(e) and hasattr(e, 'add_note') and not getattr(e, 'lisette_noted', False):
         e.add_note("lisette: not retried: the account's quota (its credit or spending limit) is used up, which waiting does not change")
         e.lisette_noted = True
+
+def _note_provider(e, model):
+    "Say under litellm's error `e` for a model name it cannot tell the provider of which known names are close to it"
+    if 'LLM Provider NOT provided' not in str(e) or not hasattr(e, 'add_note') or getattr(e, 'lisette_noted', False): return
+    import difflib
+    close = difflib.get_close_matches(model, list(litellm.model_cost), n=3, cutoff=0.8)
+    e.add_note(f"lisette: litellm cannot tell which provider {model!r} belongs to. " + (f"Did you mean {' or '.join(map(repr, close))}? " if close else '')
+               + "Name it with its provider, e.g. 'anthropic/claude-sonnet-4-5', 'openai/gpt-4o-mini' (see litellm.model_cost for the names it knows).")
+    e.lisette_noted = True
 
 def _retry_delay(e, attempt, waited, retries):
     "How long to wait before retrying after error `e`, or None to give up (a reply the provider sent is never re-sent)"
@@ -202,6 +234,7 @@ class Chat:
         limiter=None, # A `lisette.limits.Limiter` shared with other chats: caps requests in flight and per minute, pauses all on a 429
     ):
         "LiteLLM chat client."
+        _check_args(model, sp, temp, cache_idxs, ns, retries, max_cost)
         self._own_ns = ns is None  # (then `ns` is made from the tools, and grows with them: `tools`)
         self.tools = listify(tools)
         if ns is not None: self.ns = mk_ns(ns)
@@ -673,8 +706,11 @@ def _tool_choice(tc, names):
 def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, step=1, tools=None, **opts):
     "A `_Turn` for this chat, after checking the spending limit; `prefill` dropped where the model takes none"
     if self._spent():
-        raise CostLimitError(f"This chat has spent ${self.use.cost:.4f}, reaching its spending limit max_cost=${self.max_cost:.4f}. "
+        raise CostLimitError(f"This chat has spent {_usd(self.use.cost)}, reaching its spending limit max_cost={_usd(self.max_cost)}. "
                              "Raise `chat.max_cost` (or set it to None) to continue.")
+    _check_think(opts.get('think'))
+    if (tp := opts.get('temp')) is not None and not _is_num(tp): raise TypeError(f"temp={tp!r}: a temperature is a number (e.g. 0.7), or None for the chat's")
+    if not isinstance(max_steps, int) or isinstance(max_steps, bool): raise TypeError(f"max_steps={max_steps!r}: give how many tool rounds the turn may take (an int)")
     schemas, ns = self._tools_for(tools)
     if (tc := opts.get('tool_choice')) is not None:
         opts['tool_choice'] = 'required' if tc=='any' else _tool_choice(tc, _schema_names(schemas))
@@ -743,7 +779,7 @@ def _ask(self:Chat, t):
         except litellm.BadRequestError as e:  # a field of our messages the server does not take: sent again without it (reported by `_request`)
             if new := learn_refusal(e, kw): learnt += new; continue
             if learnt: forget_refusal(kw, learnt)  # the request without them failed too: they were not the cause
-            _note_unread(e, self.model); raise
+            _note_unread(e, self.model); _note_provider(e, self.model); raise
         except Exception as e: _note_unread(e, self.model); raise  # (litellm's `APIError` for a 2xx reply it could not read)
 
 # %% ../nbs/06_chat.ipynb #7540df5e
@@ -896,6 +932,7 @@ def _turn(self:Chat, msg=None, **kw):
     try:
         if msg is None and (pend := _unanswered(self._hist)):
             yield from self._tool_round(t, pend)  # resume an interrupted loop: answer the waiting calls, then go on
+        elif msg is None and not self._hist: raise ValueError("Nothing to send: give a message (`chat()` with none continues the history, and this chat has none)")
         t.msgs = self._prep_msg(msg, t.prefill)
         while True:
             r = yield from self._ask(t)

@@ -862,3 +862,41 @@ def test_reply_to_legacy_functions_keeps_the_chat_going(fake_provider):
     c = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
     c('hi', functions=[{"name": "f", "parameters": {"type": "object", "properties": {}}}])
     assert contents(c('again')).content == 'ok'
+
+# ---- arguments of the wrong kind (helper-46): refused where given, naming the argument
+
+@pytest.mark.parametrize('kw, msg', [
+    (dict(model=123), "model=123: give a litellm model name"), (dict(model=None), "model=None: give a litellm model name"),
+    (dict(sp=123), "sp=123: the system prompt is a str"), (dict(temp='hot'), "temp='hot': a temperature is a number"),
+    (dict(cache_idxs=5), "cache_idxs=5: give a list of message indices"), (dict(ns='x'), "ns='x': give a dict"),
+    (dict(retries=-1), "retries=-1: give how many times to retry"), (dict(max_cost=-1), "max_cost=-1: give a spending limit")])
+def test_chat_arguments_of_the_wrong_kind(kw, msg):
+    "Each was accepted: dropped on the way (sp), sent as is (temp), or failed in the first turn with a message naming neither (cache_idxs, model)"
+    with pytest.raises((TypeError, ValueError), match=msg.replace('(', r'\(').replace(')', r'\)')): Chat(**{'model': 'openai/gpt-4o-mini', **kw})
+
+def test_turn_arguments_of_the_wrong_kind(fake_provider):
+    fp = fake_provider
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    for kw, msg in [(dict(think='hard'), "think='hard': give True, False, or 'l', 'm', 'h', 'x'"), (dict(temp='hot'), "temp='hot': a temperature is a number"),
+                    (dict(max_steps='3'), "max_steps='3': give how many tool rounds")]:
+        with pytest.raises((TypeError, ValueError), match=msg): chat('hi', **kw)
+    assert chat.hist == [] and fp.requests == []
+    with pytest.raises(ValueError, match="Nothing to send: give a message"): chat()
+    assert chat.hist == [] and fp.requests == []
+    fp.queue('ok')
+    assert contents(chat('hi', think='low')).content == 'ok'  # (effort names are fine too)
+
+def test_model_litellm_cannot_place_gets_a_suggestion():
+    "A mistyped model name: litellm's 'LLM Provider NOT provided' error gets a note with the close names it knows"
+    import warnings
+    with warnings.catch_warnings(), pytest.raises(litellm.BadRequestError) as e:
+        warnings.simplefilter('ignore')
+        Chat('gpt-4o-mni', api_key='k')('hi')
+    assert "Did you mean 'gpt-4o-mini'" in '\n'.join(getattr(e.value, '__notes__', []))
+
+def test_small_spending_limit_shows_its_digits(fake_provider):
+    fp = fake_provider
+    fp.queue(Reply('a', usage=dict(prompt_tokens=100, completion_tokens=10)))
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k', max_cost=0.00001)
+    chat('hi')
+    with pytest.raises(CostLimitError, match=r"max_cost=\$1e-05"): chat('again')
