@@ -26,7 +26,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_lit
 from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
-from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw,
+from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, gemini_tools,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
@@ -522,6 +522,9 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     kw, own = with_think(kw, {k:v for k,v in tk.items() if k not in kwargs or k=='reasoning'}, self._target)  # (a `reasoning` dict given: merged with think's)
     if own: self._adjust(None, 'think', f"think={think!r} not applied: the `reasoning` given sets effort {own!r}, which is sent in its place")
     if lowered: self._fit_thinking(kw, think, lowered)  # (however thinking was asked for)
+    if kw.get('tools'):
+        kw['tools'], notes = gemini_tools(kw['tools'], self._target)
+        for n in notes: self._adjust(None, 'schema', f"tool schemas for {m}: {n}, as Gemini's schemas have neither (litellm would leave them out)")
     if self._group() and self._target!=m:  # a Router group of one model: that model's fixes, under the group's name
         res = adapt_request(kw | {'model': self._target}) | {'model': kw['model']}
     else: res = adapt_request(kw)

@@ -8,14 +8,14 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'droppable_fields', 'min_thinking_budget', 'unnamed_tool', 'model_info', 'supported_params', 'has_search',
            'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params',
            'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw', 'with_think',
-           'thinking_budget', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused',
-           'join_paused_results', 'text_splits_reasoning', 'context_tokens', 'supports_cache_ckpts', 'missing_keys',
-           'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished',
-           'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard',
-           'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response',
-           'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk', 'install_mends',
-           'adapt_request', 'litellm_made_id', 'provider_call_names', 'unstored_reasoning', 'left_unstored',
-           'reply_refusal', 'keep_refusal', 'openrouter_details']
+           'thinking_budget', 'gemini_tools', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg',
+           'mark_paused', 'join_paused_results', 'text_splits_reasoning', 'context_tokens', 'supports_cache_ckpts',
+           'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply',
+           'stream_finished', 'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied',
+           'repeat_guard', 'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built',
+           'built_response', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk',
+           'install_mends', 'adapt_request', 'litellm_made_id', 'provider_call_names', 'unstored_reasoning',
+           'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
@@ -404,6 +404,50 @@ def _gemini_search_tools(kw):
     if 'gemini' not in m or 'web_search_options' not in kw or 'include_server_side_tool_invocations' in kw: return kw
     # the original lisette sets it on every Gemini search request (recorded traffic carries it); needed with tools on Gemini 3
     return kw | dict(include_server_side_tool_invocations=True)
+
+# %% ../nbs/04_providers.ipynb #d69b873e
+_one_of = {'type': 'object', 'properties': {'x': {'oneOf': [{'type': 'string'}, {'type': 'integer'}]}, 'y': {'type': 'string', 'const': 'a'}}}
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _gemini_drops_one_of():
+    "Does the installed litellm leave `oneOf` out of the tool schemas it sends Gemini?"
+    try:
+        from litellm.llms.vertex_ai.common_utils import _build_vertex_schema
+        return _build_vertex_schema(copy.deepcopy(_one_of))['properties']['x'] == {}
+    except Exception: return False  # (its internals moved: send the schemas as they are)
+
+# %% ../nbs/04_providers.ipynb #a71df8ba
+_schema_maps, _schema_lists = ('properties', '$defs', 'definitions'), ('anyOf', 'oneOf', 'allOf', 'prefixItems')
+
+def _gemini_schema(s, notes):
+    "JSON schema `s` with `oneOf` as `anyOf` and a `str` `const` as a one-value `enum` (`notes`: what changed)"
+    if not isinstance(s, dict): return s
+    r = {}
+    for k,v in s.items():
+        if k in _schema_maps and isinstance(v, dict): v = {n: _gemini_schema(x, notes) for n,x in v.items()}
+        elif k in _schema_lists and isinstance(v, list): v = [_gemini_schema(x, notes) for x in v]
+        elif k in ('items', 'additionalProperties', 'not'): v = _gemini_schema(v, notes)
+        r[k] = v
+    if 'oneOf' in r and 'anyOf' not in r: r['anyOf'] = r.pop('oneOf'); notes.add("`oneOf` sent as `anyOf`")
+    if isinstance(c := r.get('const'), str) and 'enum' not in r:
+        del r['const']; r['enum'] = [c]; r.setdefault('type', 'string'); notes.add("a `const` sent as a one-value `enum`")
+    return r
+
+_gemini_tools_memo = {}
+
+def gemini_tools(tools:list, model:str)->tuple:
+    "(`tools` as Gemini takes their schemas through the installed litellm, what was changed): `oneOf` and `const`, which litellm drops"
+    if not tools or 'gemini' not in model or not model.startswith(('gemini/', 'vertex_ai/', 'vertex_ai_beta/')) or not _gemini_drops_one_of(): return tools, []
+    if (c := _gemini_tools_memo.get(id(tools))) and c[0] is tools: return c[1:]
+    notes, res = set(), []
+    for t in tools:
+        if isinstance(t, dict) and isinstance(f := t.get('function'), dict) and isinstance(p := f.get('parameters'), dict):
+            t = {**t, 'function': {**f, 'parameters': _gemini_schema(p, notes)}}
+        res.append(t)
+    out = (res, sorted(notes)) if notes else (tools, [])
+    if len(_gemini_tools_memo)>100: _gemini_tools_memo.clear()
+    _gemini_tools_memo[id(tools)] = (tools, *out)
+    return out
 
 # %% ../nbs/04_providers.ipynb #79b2cd60
 class CodexAuthError(Exception): "No usable ChatGPT/Codex subscription token"

@@ -545,8 +545,21 @@ def _current_turn(turns):
     "Index of the first turn of the current turn: after the last user turn with text"
     return max((i for i,t in enumerate(turns) if t['role']=='user' and t['text']), default=0)
 
+def _typeless(s, path):
+    "Path of the first property in Gemini tool parameters `s` with neither a type nor alternatives (Gemini refuses it), or None"
+    if not isinstance(s, dict): return None
+    for n,v in (s.get('properties') or {}).items():
+        if isinstance(v, dict) and not (v.get('type') or any(_gk(v, k) for k in ('anyOf', 'oneOf', 'allOf'))): return f"{path}.properties[{n}]"
+        if r := _typeless(v, f"{path}.properties[{n}]"): return r
+    for j,x in enumerate([s.get('items')] + list(s.get('anyOf') or [])):
+        if r := _typeless(x, path if j==0 else f"{path}.any_of[{j-1}]"): return r
+
 def _check_gemini(body, turns, model, fp):
-    "Gemini-only rules: roles, function-call order, empty text parts, thought signatures (Gemini 3)"
+    "Gemini-only rules: roles, function-call order, empty text parts, thought signatures (Gemini 3), tool parameters"
+    for i,t in enumerate(body.get('tools') or []):
+        for j,f in enumerate(_gk(t, 'functionDeclarations') or []):
+            if p := _typeless(f.get('parameters'), f"GenerateContentRequest.tools[{i}].function_declarations[{j}].parameters"):
+                return f"* {p}.type: must be specified when not using one_of, any_of or all_of fields\n"
     for i,c in enumerate(body.get('contents') or []):
         if c.get('role') not in ('user', 'model', None): return f"Please use a valid role: user, model. (contents[{i}].role is {c.get('role')!r})"
         for k,p in enumerate(c.get('parts') or []):

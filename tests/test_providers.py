@@ -1085,3 +1085,32 @@ def test_rate_limit_still_retried(fake_provider, monkeypatch):
                                      'Please try again in 20ms. Visit https://platform.openai.com/account/rate-limits to learn more.'), 'ok')
     chat = Chat('openai/responses/gpt-5-nano', api_base=fp.responses_base, api_key='k')
     assert chat('hi').choices[0].message.content == 'ok' and len(fp.requests) == 2
+
+# --- Gemini: tool schemas with oneOf / const (helper-45 finding 8)
+
+_zod = {'type': 'function', 'function': {'name': 'pick', 'description': 'Pick a target', 'parameters': {'type': 'object', 'properties': {
+    'target': {'oneOf': [{'type': 'string'}, {'type': 'object', 'properties': {'id': {'type': 'integer'}}}]},
+    'mode': {'type': 'string', 'const': 'fast'}}, 'required': ['target']}}}
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_gemini_tool_with_one_of_is_taken(fake_provider, stream):
+    """A tool whose parameter is `oneOf` alternatives (as MCP servers written with zod give): litellm left the property
+    with neither type nor alternatives, which Gemini refuses (the fake provider too, with Gemini's message); it goes as
+    `anyOf`, its `const` as a one-value enum, and the chat says so"""
+    fp = fake_provider
+    fp.queue(Reply('ok', chunks=2 if stream else None))
+    chat = Chat('gemini/gemini-2.5-flash', api_base=fp.gemini_base, api_key='k', callkw=dict(tools=[_zod]))
+    with warnings.catch_warnings(record=True): r = chat('pick one', stream=stream)
+    if stream: r = list(r)[-1]
+    t = fp.last['tools'][0]
+    props = (t.get('functionDeclarations') or t['function_declarations'])[0]['parameters']['properties']
+    assert [o.get('type') for o in props['target']['anyOf']] == ['string', 'object'] and props['mode']['enum'] == ['fast']
+    assert [a.kind for a in chat.adjustments if a.kind=='schema'] == ['schema', 'schema'], chat.adjustments
+    assert _zod['function']['parameters']['properties']['target'].get('oneOf')  # (the tool given is left as it was)
+
+def test_fake_gemini_refuses_a_typeless_property(fake_provider):
+    "What the test above relies on: a property with neither type nor alternatives (what litellm makes of `oneOf`) is Gemini's 400, as Gemini says it"
+    fp = fake_provider
+    fp.queue('ok')
+    with pytest.raises(litellm.BadRequestError, match=r"properties\[target\]\.type: must be specified when not using one_of, any_of or all_of fields"):
+        litellm.completion('gemini/gemini-2.5-flash', user, tools=[_zod], api_base=fp.gemini_base, api_key='k')
