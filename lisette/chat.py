@@ -26,7 +26,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_lit
 from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
-from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, gemini_tools,
+from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, gemini_tools, reply_citations, link_citations,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
@@ -99,12 +99,12 @@ def _search_size(s):
         raise ValueError(f"search={s!r}: give True, False, or 'l', 'm', 'h' (how much search context: low, medium, high)")
     return z
 
-_thinks_ok = {'l', 'm', 'h', 'x', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'}
+_thinks_ok = {'l', 'm', 'h', 'x', 'none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'}  # (and the efforts' own names: 'none' turns a model's default thinking off)
 
 def _check_think(think):
     "Raise for a `think=` that names no effort (a provider would refuse it, or litellm send it as 'medium')"
     if think is None or isinstance(think, bool) or think in _thinks_ok: return
-    raise ValueError(f"think={think!r}: give True, False, or 'l', 'm', 'h', 'x' (how hard the model thinks: low, medium, high, the most)")
+    raise ValueError(f"think={think!r}: give True, False, or 'l', 'm', 'h', 'x' (how hard the model thinks: low, medium, high, the most), or an effort's name ('none', 'minimal', ...)")
 
 def _is_num(x): return isinstance(x, (int, float)) and not isinstance(x, bool)
 
@@ -372,7 +372,7 @@ class AdjustmentWarning(UserWarning):
     "lisette changed, dropped or filled in part of a request or the history (see `Chat.adjustments`)"
 
 # %% ../nbs/06_chat.ipynb #4f51d4c7
-quiet_adjustments = {'max_tokens', 'blank_prompt', 'final_prompt', 'container', 'include', 'image_reply'}  # reported in `chat.adjustments`, never warned
+quiet_adjustments = {'max_tokens', 'blank_prompt', 'final_prompt', 'container', 'include', 'image_reply', 'citations'}  # reported in `chat.adjustments`, never warned
 
 # %% ../nbs/06_chat.ipynb #be29ebc7
 @patch
@@ -563,6 +563,8 @@ def _after_response(self:Chat, r, prefill):
     if prefill: m.content = prefill + (m.content or '')
     rf = reply_refusal(m, self.__dict__.get('_req_openai', False))  # (first, on every reply: it moves litellm 1.106's copy out of the fields it would send back)
     openrouter_details(m, self._target)  # OpenRouter's reasoning details where OpenRouter reads them back
+    if (urls := reply_citations(r)) and (n := link_citations(m, urls)):  # (Perplexity's sources, which litellm keeps beside the message)
+        self._adjust(None, 'citations', f"{n} citation marker(s) [n] in the reply linked to their sources, which the provider listed apart")
     if rf and not m.content and not m.tool_calls: m.content = rf  # OpenAI's refusal: its words are the reply
     if (w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r)) and not paused(r):  # (litellm 1.110 reports a paused turn as 'length': it is not cut off, it goes on)
         if text_splits_reasoning(m): self._adjust(None, 'reply', f"{w} (not written into the reply: as its text, it would go between its reasoning and its tool call, which the provider refuses)")

@@ -13,9 +13,10 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply',
            'stream_finished', 'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied',
            'repeat_guard', 'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built',
-           'built_response', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk',
-           'install_mends', 'adapt_request', 'litellm_made_id', 'provider_call_names', 'unstored_reasoning',
-           'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details']
+           'built_response', 'reply_citations', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning',
+           'mend_chunk', 'install_mends', 'adapt_request', 'litellm_made_id', 'provider_call_names',
+           'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details',
+           'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
@@ -993,6 +994,12 @@ def _keep_details(m, chunks):
     pieces = [p for c in chunks if c.choices for p in _listed(_delta_extra(c, 'reasoning_details'))]
     if pieces: m.provider_specific_fields = (m.provider_specific_fields or {}) | {'reasoning_details': _joined_details(pieces)}
 
+def reply_citations(r, chunks=()):
+    "The source URLs (`citations`) of reply `r`, or of the stream `chunks` it was built from (each carries them: the last few are read), or None"
+    for o in [r, *list(chunks)[:-4:-1]]:
+        if isinstance(c := _get(o, 'citations'), list) and c and all(isinstance(u, str) for u in c): return c
+    return None
+
 def merge_stream_fields(res, chunks):
     "Response `res` built from stream `chunks`, with the server-side tool invocations and thought signatures of every chunk (litellm keeps the last chunk's), a Responses stream's reasoning items, a compaction's summary, the `extra_content` of its tool calls, and OpenRouter's reasoning details"
     m = res.choices[0].message if res is not None and res.choices else None
@@ -1000,6 +1007,7 @@ def merge_stream_fields(res, chunks):
     _keep_call_extras(m, chunks)
     _keep_details(m, chunks)
     _keep_compaction_summary(m, chunks)
+    if res is not None and _get(res, 'citations') is None and (c := reply_citations(None, chunks)): res.citations = c  # (Perplexity's sources)
     psf = getattr(m, 'provider_specific_fields', None)
     if not psf or not ('server_side_tool_invocations' in psf or 'thought_signatures' in psf) or not _stream_fields_lost(): return res
     invs, sigs = {}, []
@@ -2040,3 +2048,19 @@ def openrouter_details(m, model:str):
     m.reasoning_details = psf.pop('reasoning_details')  # (not twice: they can be long)
     if not psf: m.provider_specific_fields = None
     return m
+
+# %% ../nbs/04_providers.ipynb #5ce38ca7
+_cite_marker = re.compile(r'(?<!\[)\[(\d{1,3})\](?![\](])')  # `[2]`, not one already linked (`[[2]](…)`) nor a link's text
+
+def link_citations(m, urls)->int:
+    "Link each `[n]` marker in the text of message `m` to the `n`th of `urls` (an http(s) one); returns how many it linked"
+    if not isinstance(c := _get(m, 'content'), str) or not urls: return 0
+    n = 0
+    def link(mt):
+        nonlocal n
+        i = int(mt[1])
+        if not 1<=i<=len(urls) or not urls[i-1].startswith(('https://', 'http://')): return mt[0]
+        n += 1
+        return f"[[{i}]]({urls[i-1]})"
+    if (new := _cite_marker.sub(link, c))!=c: m.content = new
+    return n

@@ -1114,3 +1114,35 @@ def test_fake_gemini_refuses_a_typeless_property(fake_provider):
     fp.queue('ok')
     with pytest.raises(litellm.BadRequestError, match=r"properties\[target\]\.type: must be specified when not using one_of, any_of or all_of fields"):
         litellm.completion('gemini/gemini-2.5-flash', user, tools=[_zod], api_base=fp.gemini_base, api_key='k')
+
+# --- Perplexity's citations (helper-44 finding 5)
+
+def _pplx_reply(stream):
+    "Perplexity's recorded sonar reply citing 7 sources (vercel/ai packages/perplexity/src/__fixtures__/perplexity-citations.*, copied to tests/fixtures/vercel-ai_perplexity-citations.*)"
+    from pathlib import Path
+    d = Path(__file__).parent/'fixtures'
+    if not stream: return Reply(raw=(d/'vercel-ai_perplexity-citations.json').read_bytes())
+    lines = [l for l in (d/'vercel-ai_perplexity-citations.chunks.txt').read_text().splitlines() if l.strip()]
+    return Reply(raw=b''.join(b'data: ' + l.encode() + b'\n\n' for l in lines) + b'data: [DONE]\n\n')
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_perplexity_citations_link_their_sources(fake_provider, tmp_path, stream):
+    """The `[2][3]` markers of Perplexity's reply link to the URLs it lists in `citations` (litellm keeps them beside the
+    message, and not at all when streamed): shown, kept in the history and a saved chat; reported quietly"""
+    fp = fake_provider
+    fp.queue(_pplx_reply(stream), 'ok')
+    chat = Chat('perplexity/sonar', api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        r = chat('SF population?', stream=stream)
+        if stream: r = [o for o in r if hasattr(o, 'choices')][-1]
+    text = chat.hist[-1].content
+    assert '[[2]](https://en.wikipedia.org/wiki/San_Francisco)' in text and '[2]' not in text.replace('[[2]]', '')
+    assert stream or '[[7]](https://worldpopulationreview.com/us-counties/california/san-francisco-county)' in text  # (the recorded stream ends sooner)
+    assert '[[2]](https://en.wikipedia.org/wiki/San_Francisco)' in r._repr_markdown_()
+    assert [a.kind for a in chat.adjustments if a.kind=='citations'] == ['citations']
+    assert '[[2]](https://en.wikipedia.org' in Chat.load(chat.save(tmp_path/'c.json')).hist[-1].content
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        chat('And LA?')
+    assert 'https://en.wikipedia.org/wiki/San_Francisco' in json.dumps(fp.last['messages'])  # the next request holds the sources too
