@@ -28,7 +28,8 @@ def lite_mk_func(f):
     except TypeError: k = js = None  # unhashable callable: no caching
     if js is None:
         # building a schema reads the function's source (docments): ~1 ms, paid once per function, not once per chat
-        s = {'type': 'function', 'function': get_schema(f, pname='parameters')}
+        s = {'type': 'function', 'function': _fn_schema(f)}
+        _check_name(s['function']['name'])
         try: js = json.dumps(s)
         except (TypeError, ValueError): return s
         if k is not None:
@@ -37,6 +38,171 @@ def lite_mk_func(f):
     return json.loads(js)  # a fresh copy: a caller changing it changes nobody else's
 
 _schema_cache = {}
+
+# %% ../nbs/02_tools.ipynb #d73fbe73
+from enum import Enum
+from dataclasses import is_dataclass, _HAS_DEFAULT_FACTORY
+from inspect import Parameter
+from typing import Literal, Union, Any, get_origin, get_args, get_type_hints, is_typeddict
+from types import UnionType
+from fastcore.docments import docments, ann_parts
+from fastcore.funccall import handle_type, custom_types, _type_str
+
+_empty = Parameter.empty
+
+def _sig_docments(f):
+    "What `docments(f, full=True)` gives, from `f`'s signature alone: no descriptions (but `Annotated` strings)"
+    s = f.__init__ if isinstance(f, type) and not is_dataclass(f) else f
+    sig = signature_ex(s)
+    def anno(p): return type(p.default) if p.annotation is _empty and p.default is not _empty else p.annotation
+    res = {n: AttrDict(docment=None, anno=anno(p), default=p.default, kind=p.kind) for n,p in sig.parameters.items()}
+    res['return'] = AttrDict(docment=None, anno=sig.return_annotation, default=_empty)
+    for d in res.values(): d.docment = first(o for o in ann_parts(d.anno)[1] if isinstance(o, str))
+    return res
+
+def _docments(f):
+    "`docments(f, full=True)`, or from `f`'s signature where Python keeps no source of `f`"
+    try: return docments(f, full=True)
+    except (OSError, TypeError): return _sig_docments(f)
+
+def _is_class(t):
+    "Whether fastcore's `handle_type` would give annotation `t` a `$ref` to a class schema (or fails on it: an `Enum`, a `TypedDict`)"
+    if inspect.isfunction(t): return True
+    if not isinstance(t, type) or get_origin(t) is not None or t in (Any, _empty) or t in custom_types: return False
+    return issubclass(t, Enum) or is_typeddict(t) or not issubclass(t, (int, float, str, bool)) and (t.__module__!='builtins' or is_dataclass(t))  # (`exec` without `__name__` makes classes 'builtins')
+
+def _is_own(t):
+    "Whether annotation `t` holds a type whose schema lisette makes itself (a `Literal` or a class), rather than fastcore's `handle_type`"
+    t = ann_parts(t)[0]
+    if get_origin(t) is Literal or _is_class(t): return True
+    return any(_is_own(a) for a in get_args(t) if a is not Ellipsis)
+
+def _json_type(v):
+    return next((nm for t,nm in ((bool,'boolean'), (int,'integer'), (float,'number'), (str,'string')) if isinstance(v, t)), None)
+
+def _choice_schema(vals):
+    "Schema of one of `vals`: their JSON type when they share one, and the values as `enum`"
+    vals = [v.value if isinstance(v, Enum) else v for v in vals]
+    ts = {_json_type(v) for v in vals}
+    return ({'type': ts.pop()} if len(ts)==1 and None not in ts else {}) | {'enum': vals}
+
+def _free_name(defs, nm, s=None):
+    "`nm`, or `nm2`, `nm3`…: the first name `defs` does not hold yet (or holds schema `s` under)"
+    n, i = nm, 1
+    while n in defs and (s is None or defs[n]!=s): i += 1; n = f'{nm}{i}'
+    return n
+
+def _renamed(o, ren):
+    "Schema `o` with its `$ref`s to `#/$defs/K` pointing to `ren[K]` instead"
+    if isinstance(o, list): return [_renamed(v, ren) for v in o]
+    if not isinstance(o, dict): return o
+    return {k: (f"#/$defs/{ren.get(v[8:], v[8:])}" if k=='$ref' and isinstance(v, str) and v.startswith('#/$defs/') else _renamed(v, ren)) for k,v in o.items()}
+
+def _type_schema(t, defs, names):
+    "JSON Schema of annotation `t`; the classes it names go into `defs`, under their `names` (fastcore's `handle_type` for the types it handles)"
+    t = ann_parts(t)[0]
+    if not _is_own(t): return handle_type(t, defs)
+    o, args = get_origin(t), get_args(t)
+    if o is Literal: return _choice_schema(args)
+    if isinstance(t, type) and issubclass(t, Enum): return _choice_schema(list(t))
+    if o in (Union, UnionType):
+        ss = [s for a in args if (s := _try_schema(a, defs, names)) is not None]
+        if not ss: raise TypeError(f"No schema-representable member in {t!r}")
+        return ss[0] if len(ss)==1 else {'anyOf': ss}
+    ts = lambda a: _type_schema(a, defs, names)
+    if o is dict: return {'type': 'object', 'additionalProperties': ts(args[1])}
+    if o is tuple:
+        if args[-1] is Ellipsis: return {'type': 'array', 'items': ts(args[0])}
+        pre = [ts(a) for a in args]
+        return {'type': 'array', 'prefixItems': pre, 'items': pre[0] if all(p==pre[0] for p in pre) else {'anyOf': pre}, 'minItems': len(args), 'maxItems': len(args)}
+    if o in (list, set): return {'type': 'array', 'items': ts(args[0])} | ({'uniqueItems': True} if o is set else {})
+    if _is_class(t): return _class_ref(t, defs, names)
+    raise TypeError(f"Can't make a schema for {t!r}")
+
+def _try_schema(t, defs, names):
+    try: return _type_schema(t, defs, names)
+    except TypeError: return None
+
+def _class_ref(t, defs, names):
+    "A `$ref` to the schema of class `t`, put in `defs` once, under a name no other class has"
+    if (nm := names.get(t)) is None:
+        names[t] = nm = _free_name(defs, t.__name__)
+        defs[nm] = {}  # (its name is taken before its fields are read: a class that refers to itself gets the same name)
+        try: defs[nm] = (_model_schema(t, nm, defs) if hasattr(t, 'model_json_schema') else _fields_schema(t, defs, names) if is_typeddict(t)
+                         else _obj_schema(t, _docments(t), defs, names))
+        except TypeError as e: raise TypeError(f"{t.__name__}: {e}") from None
+    return {'$ref': f'#/$defs/{nm}'}
+
+def _model_schema(t, nm, defs):
+    "Pydantic model `t`'s own `model_json_schema()` (going into `defs` as `nm`), its `$defs` moved into `defs`, renamed where a name is taken"
+    try: s = t.model_json_schema()
+    except Exception as e: raise TypeError(f"pydantic could not make its schema ({type(e).__name__}: {e})") from None
+    sub = s.pop('$defs', {})
+    top = s['$ref'][8:] if set(s)=={'$ref'} else None  # a model that refers to itself: pydantic puts it in its `$defs` too
+    ren = {}
+    for k,v in sub.items():
+        ren[k] = n = nm if k==top else _free_name(defs, k, v)
+        defs.setdefault(n, v)
+    for k,v in sub.items(): defs[ren[k]] = _renamed(v, ren)
+    return defs[nm] if top else _renamed(s, ren)
+
+def _fields_schema(t, defs, names):
+    "Schema of `TypedDict` `t`: an object of its fields"
+    hs = get_type_hints(t)
+    req = [n for n in hs if n in t.__required_keys__]
+    return {'type': 'object', 'properties': {n: _prop({'description': ''}, n, h, defs, names) for n,h in hs.items()}, 'title': t.__name__} | ({'required': req} if req else {})
+
+def _prop(p, n, t, defs, names):
+    "Property schema `p` of parameter or field `n` with its type `t`'s schema"
+    try: p.update(_type_schema(t, defs, names))
+    except TypeError as e: raise TypeError(f"Parameter {n!r}: {e}") from None
+    if 'anyOf' in p: p.pop('type', None)
+    return p
+
+def _param(d):
+    "A parameter's description and default (not a dataclass field's `default_factory`: no value to show), from its docments `d`"
+    return {'description': d.docment or ''} | ({} if d.default is _empty or d.default is _HAS_DEFAULT_FACTORY else {'default': d.default.value if isinstance(d.default, Enum) else d.default})
+
+def _obj_schema(obj, ds, defs, names):
+    "Schema of the parameters of function or class `obj`, with docments `ds` (fastcore's `_get_nested_schema`, with lisette's types, `*args` and `**kwargs`)"
+    props, req, more = {}, [], None
+    for n,d in ds.items():
+        if n in ('return', 'self'): continue
+        if d.kind==Parameter.VAR_KEYWORD:  # any other name: of its type, if it has one
+            more = True if ann_parts(d.anno)[0] in (_empty, Any) else _prop({}, n, d.anno, defs, names)
+        elif d.kind==Parameter.VAR_POSITIONAL: props[n] = _prop(_param(d), n, list[d.anno] if d.anno is not _empty else _empty, defs, names)
+        else:
+            if d.default is _empty: req.append(n)
+            props[n] = _prop(_param(d), n, d.anno, defs, names)
+    s = dict(type='object', properties=props, **({'title': obj.__name__} if isinstance(obj, type) else {}))
+    if req: s['required'] = req
+    if more is not None: s['additionalProperties'] = more
+    return s
+
+def _fn_schema(f):
+    "fastcore's `get_schema(f, pname='parameters')` with lisette's types (above); a parameter without a schema is an error naming the tool"
+    orig_doc = None
+    if hasattr(f, '__call__') and not isinstance(f, type) and not inspect.isfunction(f) and not inspect.ismethod(f): orig_doc, f = f.__doc__, f.__call__
+    ds, defs = _docments(f), {}
+    try: ps = _model_schema(f, f.__name__, defs) if isinstance(f, type) and hasattr(f, 'model_json_schema') else _obj_schema(f, ds, defs, {})
+    except TypeError as e:
+        raise TypeError(f"Tool `{f.__name__}` has no schema a model can use: {e}. Give each parameter a type a model can send as JSON "
+                        "(str, int, float, bool, a list, dict, Literal or Enum, a dataclass, TypedDict or pydantic model of these), or give the tool as a schema dict.") from None
+    if defs: ps['$defs'] = defs
+    desc, ret = f.__doc__ or orig_doc, ds['return']
+    has_type, has_doc = ret.anno is not _empty and ret.anno is not None, ret.docment
+    if has_type or has_doc:
+        ts = f'type: {_type_str(ret.anno)}' if has_type else None
+        desc += '\n\nReturns:\n- ' + (f'{ret.docment} ({ts})' if has_type and has_doc else ts if has_type else ret.docment)
+    return {'name': f.__name__, 'description': desc, 'parameters': ps}
+
+_tool_name_re = re.compile(r'[a-zA-Z0-9_-]{1,64}')
+
+def _check_name(nm):
+    "Refuse tool name `nm` where providers would: OpenAI documents `^[a-zA-Z0-9_-]{1,64}$`"
+    if not _tool_name_re.fullmatch(nm):
+        raise ValueError(f"Tool `{nm}`: providers take a tool name of 1 to 64 characters from a-z, A-Z, 0-9, `_` and `-` (OpenAI's "
+                         "`^[a-zA-Z0-9_-]{1,64}$`). Rename the function, or give the tool as a schema dict with such a name.")
 
 # %% ../nbs/02_tools.ipynb #cdfd2f90
 def _tool_source(t):

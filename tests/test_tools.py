@@ -316,3 +316,223 @@ def test_sub_agent_tools_never_wait_for_a_full_pool(fake_provider, monkeypatch):
         assert {n.rsplit('_', 1)[0] for n in threads} == {'lisette-tool-1'} and lt.tool_pool(1)._max_workers == 2
     finally:  # (a regression leaves pool threads waiting for ever: let them go, so the test run can end)
         for p in lt._pools[1].values(): p.shutdown(wait=False, cancel_futures=True)
+
+
+# --- Schemas and calls of parameter types fastcore's get_schema gets wrong (helper-45's probe) ---
+
+import dataclasses, enum
+from typing import Literal, Optional, TypedDict
+from pydantic import BaseModel
+from lisette.tools import lite_mk_func
+from lisette.testing import _functions
+
+_json_types = {'string', 'integer', 'number', 'boolean', 'object', 'array', 'null'}
+
+def check_schema(s, root=None):
+    "Every `type` in schema `s` is a JSON Schema type, every `$ref` resolves from the root, `$defs` only at the root"
+    root = s if root is None else root
+    if isinstance(s, list):
+        for v in s: check_schema(v, root)
+    if not isinstance(s, dict): return
+    if isinstance(t := s.get('type'), str): assert t in _json_types, s
+    if isinstance(r := s.get('$ref'), str):
+        assert r.startswith('#/$defs/') and r[8:] in root.get('$defs', {}), (r, list(root.get('$defs', {})))
+    if s is not root: assert '$defs' not in s, s
+    for k,v in s.items():
+        if k!='enum': check_schema(v, root)
+
+def params(f): return lite_mk_func(f)['function']['parameters']
+
+def one_call(proto, fn, args):
+    "The tool result of one turn in which the model calls `fn` with `args`, and the parameters schema the request sent"
+    fp, model, kw = proto
+    calls.clear()
+    fp.queue(Reply(tool_calls=[dict(name=fn.__name__, arguments=args)]), Reply('ok'))
+    chat, n = Chat(model, tools=[fn], **kw), len(fp.requests)
+    chat('go')
+    sent = dict(_functions(fp.requests[n].body))[fn.__name__]
+    return tool_results(chat)[0], sent
+
+def f_mode(mode:Literal['a', 'b'], n:Literal[1, 2]=1, opt:Optional[Literal['x', 'y']]=None, modes:list[Literal['a', 'b']]=None):
+    "Pick modes"
+    calls.append(('f_mode', mode, n, opt, modes)); return 'ok'
+
+def test_literal_schema_is_an_enum():
+    "A `Literal` was `{'type': 'object[object, object]'}`, which providers refuse"
+    ps = params(f_mode)['properties']
+    assert ps['mode'] == {'description': '', 'type': 'string', 'enum': ['a', 'b']}
+    assert ps['n'] == {'description': '', 'default': 1, 'type': 'integer', 'enum': [1, 2]}
+    assert ps['opt'] == {'description': '', 'default': None, 'anyOf': [{'type': 'string', 'enum': ['x', 'y']}, {'type': 'null'}]}
+    assert ps['modes'] == {'description': '', 'default': None, 'type': 'array', 'items': {'type': 'string', 'enum': ['a', 'b']}}
+    def mixed(v:Literal['a', 1]): "Mixed"
+    assert params(mixed)['properties']['v'] == {'description': '', 'enum': ['a', 1]}
+    check_schema(params(f_mode))
+
+class Tag(BaseModel):
+    name: str
+
+class Item(BaseModel):
+    "An item"
+    title: str
+    tags: list[Tag] = []
+
+def f_item(item:Item, more:list[Item]=None):
+    "Store an item"
+    calls.append(('f_item', item, more)); return 'stored'
+
+def test_pydantic_parameter_schema_is_the_models_own():
+    "The `$defs` entry described `BaseModel.__init__(**data)` (`{'data': {'type': 'object'}}`): a model following it failed"
+    s = params(f_item)
+    own = Item.model_json_schema()
+    assert s['$defs'] == {'Tag': own['$defs']['Tag'], 'Item': {k:v for k,v in own.items() if k!='$defs'}}
+    assert s['properties']['item'] == {'description': '', '$ref': '#/$defs/Item'}
+    check_schema(s)
+
+class Color(enum.Enum):
+    RED = 'red'
+    GREEN = 'green'
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+class Address(TypedDict):
+    street: str
+    number: int
+
+def f_paint(c:Color, lvl:Level=Level.LOW, addr:Optional[Address]=None):
+    "Paint"
+    calls.append(('f_paint', c, lvl, addr)); return 'painted'
+
+def test_enum_and_typeddict_schemas(proto):
+    "`Chat(m, tools=[f_paint])` raised `TypeError: Parameter 'c': Parameter 'args': Missing type annotation`"
+    fp, model, kw = proto
+    Chat(model, tools=[f_paint], **kw)
+    s = params(f_paint)
+    assert s['properties']['c'] == {'description': '', 'type': 'string', 'enum': ['red', 'green']}
+    assert s['properties']['lvl'] == {'description': '', 'default': 1, 'type': 'integer', 'enum': [1, 2]}
+    assert s['$defs']['Address'] == {'type': 'object', 'properties': {'street': {'description': '', 'type': 'string'}, 'number': {'description': '', 'type': 'integer'}},
+                                     'title': 'Address', 'required': ['street', 'number']}
+    check_schema(s)
+
+def test_type_without_schema_names_tool_parameter_and_type():
+    def f_obj(a:int, x:object):
+        "Takes anything"
+    def f_untyped(a, b=2):
+        "Untyped"
+    with pytest.raises(TypeError) as e: lite_mk_func(f_obj)
+    assert all(w in str(e.value) for w in ('`f_obj`', "'x'", 'object', 'schema dict')), e.value
+    with pytest.raises(TypeError) as e: Chat('openai/gpt-4o-mini', tools=[f_untyped])
+    assert all(w in str(e.value) for w in ('`f_untyped`', "'a'", 'Missing type annotation')), e.value
+
+def f_posonly(a:int, /, b:int, c:int=10):
+    "Positional-only a"
+    calls.append(('f_posonly', a, b, c)); return a+b+c
+
+def f_star(first:str, *nums:int, scale:int=1):
+    "Sum numbers"
+    calls.append(('f_star', first, nums, scale)); return sum(nums)*scale
+
+def f_kw(a:int, **opts:float):
+    "Options"
+    calls.append(('f_kw', a, opts)); return 'ok'
+
+def f_kw_any(a:int, **opts):
+    "Any options"
+    calls.append(('f_kw_any', a, opts)); return 'ok'
+
+def test_positional_and_variadic_schemas():
+    assert params(f_posonly)['required'] == ['a', 'b']
+    s = params(f_star)
+    assert s['properties']['nums'] == {'description': '', 'type': 'array', 'items': {'type': 'integer'}} and s['required'] == ['first']
+    assert params(f_kw) == {'type': 'object', 'properties': {'a': {'description': '', 'type': 'integer'}}, 'required': ['a'], 'additionalProperties': {'type': 'number'}}
+    assert params(f_kw_any)['additionalProperties'] is True
+
+def test_tool_without_source(proto):
+    "A tool defined where Python keeps no source (a plain REPL, `exec`, `python -c`): `OSError: Could not locate source`"
+    ns = {'__name__': 'repl'}
+    exec('import dataclasses\n@dataclasses.dataclass\nclass P:\n    x: int\n'
+         'def add(a: int, p: P, b: int = 0) -> int:\n    "Add two numbers"\n    return a + p.x + b\n', ns)
+    f = ns['add']
+    assert lite_mk_func(f)['function'] == {'name': 'add', 'description': 'Add two numbers\n\nReturns:\n- type: integer', 'parameters': {
+        'type': 'object', 'properties': {'a': {'description': '', 'type': 'integer'}, 'p': {'description': '', '$ref': '#/$defs/P'}, 'b': {'description': '', 'default': 0, 'type': 'integer'}},
+        'required': ['a', 'p'], '$defs': {'P': {'type': 'object', 'properties': {'x': {'description': '', 'type': 'integer'}}, 'title': 'P', 'required': ['x']}}}}
+    fp, model, kw = proto
+    fp.queue(Reply(tool_calls=[dict(name='add', arguments={'a': 1, 'p': {'x': 2}})]), Reply('ok'))
+    chat = Chat(model, tools=[f], **kw)
+    chat('go')
+    assert tool_results(chat) == ['3']
+
+@dataclasses.dataclass
+class Inner:
+    v: int
+
+@dataclasses.dataclass
+class Outer:
+    inner: Inner
+    items: list[Inner] = dataclasses.field(default_factory=list)
+    name: str = ''
+
+def f_outer(o:Outer):
+    "Nested dataclass"
+    calls.append(('f_outer', o)); return 'ok'
+
+def test_nested_dataclass_schema():
+    "`#/$defs/Inner` was nested under `$defs/Outer/$defs`, unresolvable from the root"
+    s = params(f_outer)
+    assert list(s['$defs']) == ['Outer', 'Inner'] and s['$defs']['Outer']['properties']['inner']['$ref'] == '#/$defs/Inner'
+    check_schema(s)
+
+def test_same_class_name_twice():
+    "Two classes of one name get two `$defs` entries, each `$ref` to its own"
+    def mk():
+        @dataclasses.dataclass
+        class Inner:
+            w: str
+        return Inner
+    Other = mk()
+    def f_two(a:Inner, b:Other):
+        "Two Inners"
+    s = params(f_two)
+    assert s['properties']['a']['$ref'] == '#/$defs/Inner' and s['properties']['b']['$ref'] == '#/$defs/Inner2'
+    assert s['$defs']['Inner2']['properties'] == {'w': {'description': '', 'type': 'string'}}
+
+def test_python_tool_names_providers_refuse():
+    "A function name over 64 characters, or with characters outside [a-zA-Z0-9_-] (`café`), was sent as it is"
+    def café(x:int):
+        "Non-ASCII name"
+    def long_name(x:int):
+        "Long name"
+    long_name.__name__ = 'f'*65
+    for f in (café, long_name):
+        with pytest.raises(ValueError) as e: Chat('openai/gpt-4o-mini', tools=[f])
+        assert f.__name__ in str(e.value) and '^[a-zA-Z0-9_-]{1,64}$' in str(e.value)
+    long_name.__name__ = 'f'*64
+    Chat('openai/gpt-4o-mini', tools=[long_name])
+
+def test_ordinary_schemas_unchanged():
+    "Functions fastcore's `get_schema` handles get its schema byte for byte"
+    from pathlib import Path
+    from typing import Annotated, Union
+    from fastcore.funccall import get_schema
+    @dataclasses.dataclass
+    class Pt:
+        "A point"
+        x: int # x coordinate
+        y: int = 0
+    def f1(a:int, b:str='x', c:float=1.5, d:bool=False) -> int:
+        "Doc"
+    def f2(
+        a: int, # first
+        b: list[int]=None, # second
+        *, k: dict[str, int]|None = None, # keyword
+    ) -> str: # returned
+        "Doc"
+    def f3(p:Pt, r:Optional[Pt]=None, s:list[Pt]=[], t:dict[str, list[Pt]]=None):
+        "Classes"
+    def f4(a:Path, b:bytes, c:Decimal, d:UUID, e:tuple[int,str], f:tuple[int,...], g:set[str], h:dict, i:list, j:tuple):
+        "Custom types"
+    def f5(a:Annotated[int, 'an int'], b:Union[int,str,None]=None, c=3, d='s', e:'int'=1):
+        "Annotated"
+    for f in (f1, f2, f3, f4, f5, Pt):
+        assert json.dumps(lite_mk_func(f)['function']) == json.dumps(get_schema(f, pname='parameters')), f
