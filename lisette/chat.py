@@ -14,14 +14,14 @@ from functools import partial
 from typing import NamedTuple, Optional, Callable
 from fastcore.utils import *
 from fastcore.meta import delegates
-from fastcore.funccall import mk_ns, call_func
+from fastcore.funccall import mk_ns
 import litellm
 from litellm import completion, acompletion, ModelResponse, ModelResponseStream, Message
 from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls
 from .tools import *
-from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result
+from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _positional, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
 from litellm import completion_cost
 from .stream import *
@@ -75,9 +75,9 @@ def _structured_value(r, tool, nm):
     try: args = _parse_args(tc.function.arguments)
     except _ArgError as e: raise _bad_args(nm, 'that cannot be read', e, r, tc) from None
     if hasattr(tool, 'model_validate'): return tool.model_validate(args)
-    try: _bind(tool, nm, args)  # (what the model left out or made up, named before `tool` is called)
+    try: pos, kw = _positional(tool, _bind(tool, nm, args))  # (what the model left out or made up, named before `tool` is called)
     except _ArgError as e: raise _bad_args(nm, f"`{nm}` does not take", e, r, tc) from None
-    return call_func(tool, args)
+    return tool(*pos, **kw)  # (with the arguments as `_bind` made them: an `Enum` member, a dataclass, by position where the signature says so)
 
 def _bad_args(nm, what, e, r, tc):
     return ValueError(f"structured: the model called `{nm}` with arguments {what} ({e}; finish_reason={stop_reason(r)!r}): "

@@ -381,6 +381,9 @@ def _coerce(ann, v):
         raise _ArgError(' or '.join(dict.fromkeys(errs)))
     if ann in _scalar_types: return _to_scalar(ann, v)
     if ann in custom_types: return _to_custom(ann, v)
+    if get_origin(ann) is Literal: return _to_choice(get_args(ann), v)
+    if isinstance(ann, type) and issubclass(ann, Enum): return v if isinstance(v, ann) else ann(_to_choice([m.value for m in ann], v))
+    if _is_class(ann) and isinstance(v := _as_obj(v), dict): return _to_obj(ann, v)
     outer = get_origin(ann) or ann
     if isinstance(outer, type) and issubclass(outer, _array_types) and isinstance(v, dict) and v:
         raise _ArgError(f"expects an array, got an object ({_show(v)})")
@@ -388,8 +391,60 @@ def _coerce(ann, v):
         raise _ArgError(f"expects {outer.__name__}, got {_kind(v)} ({_show(v)})")
     def f(x): pass
     f.__annotations__ = {'x': ann}
-    try: return coerce_inputs(f, {'x': v})['x']
+    try: v = coerce_inputs(f, {'x': v})['x']
     except Exception as e: raise _ArgError(f"could not be made {getattr(ann, '__name__', ann)} from {_show(v)}: {type(e).__name__}: {e}") from None
+    return _items(ann, v)
+
+def _to_choice(vals, v):
+    "The one of `vals` (a `Literal`'s or an `Enum`'s values) that `v` is, or converts to without loss"
+    for c in vals:
+        if type(c) is type(v) and c==v: return c
+    for c in vals:
+        try:
+            if type(c) in _scalar_types and _to_scalar(type(c), v)==c: return c
+        except _ArgError: pass
+    raise _ArgError(f"expects one of {', '.join(map(_show, vals))}, got {_show(v)}")
+
+def _as_obj(v):
+    "Value `v`, or the object it spells when it is a JSON (or Python) object's text"
+    if not (isinstance(v, str) and v.lstrip().startswith('{')): return v
+    try: return json.loads(v)
+    except ValueError: return _try_eval(v)
+
+def _fields(cls):
+    "Type hints of the fields class `cls` is made from (a dataclass's or TypedDict's fields, another class's `__init__` parameters)"
+    try: return get_type_hints(cls if is_dataclass(cls) or is_typeddict(cls) or hasattr(cls, 'model_validate') else cls.__init__)
+    except Exception: return {}
+
+def _to_obj(cls, v):
+    "Object `v` (a dict) as an instance of class `cls` (a dict for a `TypedDict`), each field made its annotated type"
+    if hasattr(cls, 'model_validate'):  # a pydantic model validates (and converts) its fields itself
+        try: return cls.model_validate(v)
+        except Exception as e: raise _ArgError(f"could not be made {cls.__name__} from {_show(v)}: {type(e).__name__}: {e}") from None
+    hs, kw = _fields(cls), {}
+    for k,x in v.items():
+        try: kw[k] = _coerce(hs.get(k), x)
+        except _ArgError as e: raise _ArgError(f"field `{k}` {e}") from None
+    if is_typeddict(cls):
+        if miss := [k for k in cls.__required_keys__ if k not in kw]: raise _ArgError(f"misses field {', '.join(f'`{k}`' for k in miss)}")
+        if unk := [k for k in kw if k not in hs]: raise _ArgError(f"has unknown field {', '.join(f'`{k}`' for k in unk)}")
+        return kw
+    try: return cls(**kw)
+    except Exception as e: raise _ArgError(f"could not be made {cls.__name__} from {_show(v)}: {type(e).__name__}: {e}") from None
+
+def _items(ann, v):
+    "Container `v` with its items made the types `ann` (e.g. `list[int]`, `dict[str, Point]`) gives them"
+    o, args = get_origin(ann), get_args(ann)
+    if not args: return v
+    def item(i, t, x):
+        try: return _coerce(t, x)
+        except _ArgError as e: raise _ArgError(f"item {i} {e}") from None
+    if o in _array_types and isinstance(v, (list, tuple, set, frozenset)):
+        ts = [args[0]]*len(v) if o is not tuple or args[-1] is Ellipsis else args
+        if len(ts)!=len(v): raise _ArgError(f"expects {len(ts)} items, got {len(v)} ({_show(v)})")
+        return type(v)(item(i, t, x) for i,(t,x) in enumerate(zip(ts, v)))
+    if o is dict and isinstance(v, dict) and len(args)==2: return {k: item(repr(k), args[1], x) for k,x in v.items()}
+    return v
 
 # %% ../nbs/02_tools.ipynb #6a7d8534
 _max_arg_depth = 100
@@ -421,34 +476,49 @@ def _ref(v, tc_res, text):
     return src[k] if text and k in src else tc_res[k]
 
 def _params(func):
-    "(keyword parameters, takes **kwargs?, type hints) of `func`"
+    "(parameters the model names, the `**kwargs` parameter or None, type hints) of `func`"
     sig = inspect.signature(func)
     try: hints = get_type_hints(func)
     except Exception: hints = {}
-    ps = {n:p for n,p in sig.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    return ps, any(p.kind==p.VAR_KEYWORD for p in sig.parameters.values()), hints
+    ps = {n:p for n,p in sig.parameters.items() if p.kind!=p.VAR_KEYWORD}
+    return ps, next((p for p in sig.parameters.values() if p.kind==p.VAR_KEYWORD), None), hints
 
 _params_cached = functools.lru_cache(maxsize=1024)(_params)  # reading a signature and its hints costs more than most tools' work
 
 def _bind(func, fn, args, tc_res=None):
-    "Keyword arguments for calling `func` (tool `fn`) with parsed `args`; raise `_ArgError` naming the problem"
+    "Arguments for calling `func` (tool `fn`) with parsed `args`, by parameter name (`*args` a list); raise `_ArgError` naming the problem"
     try: ps, var_kw, hints = _params_cached(func)
     except TypeError: ps, var_kw, hints = _params(func)  # (an unhashable callable)
     args = {re.sub(r'\W', '', k): v for k,v in args.items()}
     if not var_kw and (unk := [k for k in args if k not in ps]):
         raise _ArgError(f"unknown parameter {', '.join(f'`{k}`' for k in unk)} (it takes: {', '.join(f'`{n}`' for n in ps) or 'no arguments'})")
-    if miss := [n for n,p in ps.items() if p.default is p.empty and n not in args]:
+    if miss := [n for n,p in ps.items() if p.default is p.empty and p.kind!=p.VAR_POSITIONAL and n not in args]:
         raise _ArgError(f"missing required parameter {', '.join(f'`{n}`' for n in miss)}")
     res = {}
     for k,v in args.items():
-        ann = hints.get(k)
+        p = ps.get(k)
+        ann = hints.get(k if p else var_kw.name)  # (a name the signature lacks goes to `**kwargs`)
+        if p and p.kind==p.VAR_POSITIONAL: ann = list if ann is None else list[ann]  # `*args: T`: an array of T
         if tc_res is not None:  # a whole-argument reference, else references inside it (never inside a stored result)
             r = _ref(v, tc_res, ann in (None, Any) or _allows_str(ann))
             v = _subst_refs(v, tc_res) if r is v else r
-        if v is None and k in ps and ps[k].default is not ps[k].empty: continue
+        if v is None and p and (p.default is not p.empty or p.kind==p.VAR_POSITIONAL): continue
         try: res[k] = _coerce(ann, v)
         except _ArgError as e: raise _ArgError(f"parameter `{k}` {e}") from None
+        if p and p.kind==p.VAR_POSITIONAL and not isinstance(res[k], list): raise _ArgError(f"parameter `{k}` expects an array, got {_kind(v)} ({_show(v)})")
     return res
+
+def _positional(func, kw):
+    "(args, kwargs) calling `func` with arguments `kw` bound by name: positional-only parameters, and `*args` (a list) with all before it, go by position"
+    try: ps, _, _ = _params_cached(func)
+    except TypeError: ps, _, _ = _params(func)
+    star = next((n for n,p in ps.items() if p.kind==p.VAR_POSITIONAL), None)
+    if star not in kw and not any(p.kind==p.POSITIONAL_ONLY for p in ps.values()): return (), kw
+    args, kw = [], dict(kw)
+    for n,p in ps.items():
+        if p.kind==p.POSITIONAL_ONLY or (p.kind==p.POSITIONAL_OR_KEYWORD and kw.get(star)): args.append(kw.pop(n, p.default))
+        elif p.kind==p.VAR_POSITIONAL: args.extend(kw.pop(n, None) or [])
+    return args, kw
 
 # %% ../nbs/02_tools.ipynb #75459973
 _srv_result_keys = ('web_search_results', 'tool_results')
@@ -488,9 +558,10 @@ def _prep_call(tc, tool_schemas, ns, tc_res=None):
     except _ArgError as e: return None, f"Failed to parse arguments for tool {fn}: {e}"
     # a tool carrying its own schema gets the arguments as sent (no renaming or coercion to a Python signature)
     if hasattr(func, '__tool_schema__'): return partial(func, **(args if tc_res is None else _subst_refs(args, tc_res))), {}
-    try: return func, _bind(func, fn, args, tc_res)
+    try: args, kw = _positional(func, _bind(func, fn, args, tc_res))
     except _ArgError as e: return None, f"Tool {fn} was not called: {e}. Call it again with valid arguments."
     except RecursionError: return None, f"Tool {fn} was not called: its arguments nest too deeply."
+    return (partial(func, *args) if args else func), kw
 
 from concurrent.futures import ThreadPoolExecutor
 

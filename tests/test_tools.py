@@ -368,6 +368,15 @@ def test_literal_schema_is_an_enum():
     assert params(mixed)['properties']['v'] == {'description': '', 'enum': ['a', 1]}
     check_schema(params(f_mode))
 
+def test_literal_call_checks_the_value(proto):
+    res, sent = one_call(proto, f_mode, {'mode': 'b', 'n': '2', 'opt': 'x', 'modes': ['a', 'b']})
+    assert calls == [('f_mode', 'b', 2, 'x', ['a', 'b'])] and res == 'ok'
+    check_schema(sent)
+    res, _ = one_call(proto, f_mode, {'mode': 'c'})
+    assert calls == [] and '`mode`' in res and "one of 'a', 'b'" in res and "'c'" in res
+    res, _ = one_call(proto, f_mode, {'mode': 'a', 'modes': ['a', 'z']})
+    assert calls == [] and '`modes` item 1' in res
+
 class Tag(BaseModel):
     name: str
 
@@ -387,6 +396,13 @@ def test_pydantic_parameter_schema_is_the_models_own():
     assert s['$defs'] == {'Tag': own['$defs']['Tag'], 'Item': {k:v for k,v in own.items() if k!='$defs'}}
     assert s['properties']['item'] == {'description': '', '$ref': '#/$defs/Item'}
     check_schema(s)
+
+def test_pydantic_parameter_call_gets_instances(proto):
+    res, sent = one_call(proto, f_item, {'item': {'title': 'a', 'tags': [{'name': 't'}]}, 'more': [{'title': 'b'}]})
+    assert res == 'stored' and calls == [('f_item', Item(title='a', tags=[Tag(name='t')]), [Item(title='b')])]
+    check_schema(sent)
+    res, _ = one_call(proto, f_item, {'item': {'data': {'title': 'a'}}})
+    assert calls == [] and '`item`' in res and 'title' in res
 
 class Color(enum.Enum):
     RED = 'red'
@@ -414,6 +430,15 @@ def test_enum_and_typeddict_schemas(proto):
     assert s['$defs']['Address'] == {'type': 'object', 'properties': {'street': {'description': '', 'type': 'string'}, 'number': {'description': '', 'type': 'integer'}},
                                      'title': 'Address', 'required': ['street', 'number']}
     check_schema(s)
+
+def test_enum_and_typeddict_calls(proto):
+    res, _ = one_call(proto, f_paint, {'c': 'green', 'lvl': 2, 'addr': {'street': 'Main', 'number': '5'}})
+    assert res == 'painted' and calls == [('f_paint', Color.GREEN, Level.HIGH, {'street': 'Main', 'number': 5})]
+    assert type(calls[0][1]) is Color and type(calls[0][2]) is Level
+    res, _ = one_call(proto, f_paint, {'c': 'blue'})
+    assert calls == [] and "one of 'red', 'green'" in res
+    res, _ = one_call(proto, f_paint, {'c': 'red', 'addr': {'street': 'Main'}})
+    assert calls == [] and '`number`' in res
 
 def test_type_without_schema_names_tool_parameter_and_type():
     def f_obj(a:int, x:object):
@@ -447,6 +472,25 @@ def test_positional_and_variadic_schemas():
     assert s['properties']['nums'] == {'description': '', 'type': 'array', 'items': {'type': 'integer'}} and s['required'] == ['first']
     assert params(f_kw) == {'type': 'object', 'properties': {'a': {'description': '', 'type': 'integer'}}, 'required': ['a'], 'additionalProperties': {'type': 'number'}}
     assert params(f_kw_any)['additionalProperties'] is True
+
+@pytest.mark.parametrize('fn,args,call', [
+    (f_posonly, {'a': 1, 'b': 2}, ('f_posonly', 1, 2, 10)),
+    (f_star, {'first': 'x', 'nums': [1, '2', 3], 'scale': 2}, ('f_star', 'x', (1, 2, 3), 2)),
+    (f_star, {'first': 'x'}, ('f_star', 'x', (), 1)),
+    (f_star, {'first': 'x', 'nums': []}, ('f_star', 'x', (), 1)),
+    (f_kw, {'a': 1, 'x': '1.5', 'y': 2}, ('f_kw', 1, {'x': 1.5, 'y': 2})),
+    (f_kw_any, {'a': 1, 'x': [1]}, ('f_kw_any', 1, {'x': [1]}))], ids=['posonly', 'star', 'star-none', 'star-empty', 'kwargs', 'kwargs-any'])
+def test_positional_and_variadic_calls(proto, fn, args, call):
+    "Positional-only parameters and `*args` were in the schema, but every call was answered 'unknown parameter'"
+    res, sent = one_call(proto, fn, args)
+    assert calls == [call], res
+    check_schema(sent)
+
+def test_bad_variadic_arguments_go_back_to_the_model(proto):
+    res, _ = one_call(proto, f_star, {'first': 'x', 'nums': 3})
+    assert calls == [] and '`nums` expects an array' in res
+    res, _ = one_call(proto, f_kw, {'a': 1, 'x': 'big'})
+    assert calls == [] and '`x`' in res and 'number' in res
 
 def test_tool_without_source(proto):
     "A tool defined where Python keeps no source (a plain REPL, `exec`, `python -c`): `OSError: Could not locate source`"
@@ -482,6 +526,14 @@ def test_nested_dataclass_schema():
     s = params(f_outer)
     assert list(s['$defs']) == ['Outer', 'Inner'] and s['$defs']['Outer']['properties']['inner']['$ref'] == '#/$defs/Inner'
     check_schema(s)
+
+def test_nested_dataclass_call(proto):
+    "The tool got `Outer(inner={'v': 1})`: the nested dataclass is built too"
+    res, sent = one_call(proto, f_outer, {'o': {'inner': {'v': '1'}, 'items': [{'v': 2}], 'name': 'x'}})
+    assert calls == [('f_outer', Outer(Inner(1), [Inner(2)], 'x'))]
+    check_schema(sent)
+    res, _ = one_call(proto, f_outer, {'o': {'inner': {'v': 'one'}}})
+    assert calls == [] and '`o` field `inner` field `v` expects an integer' in res
 
 def test_same_class_name_twice():
     "Two classes of one name get two `$defs` entries, each `$ref` to its own"
@@ -536,3 +588,13 @@ def test_ordinary_schemas_unchanged():
         "Annotated"
     for f in (f1, f2, f3, f4, f5, Pt):
         assert json.dumps(lite_mk_func(f)['function']) == json.dumps(get_schema(f, pname='parameters')), f
+
+def test_structured_gets_the_bound_arguments(fake_provider):
+    "`structured` called its tool through fastcore's `call_func`: an Enum parameter got the bare value, a positional-only one failed"
+    from lisette import structured
+    fp = fake_provider
+    def pick(c:Color, n:int, /)->tuple:
+        "Pick a color"
+        return c, n
+    fp.queue(Reply(tool_calls=[dict(name='pick', arguments={'c': 'red', 'n': '2'})]))
+    assert structured('openai/gpt-4o-mini', ['go'], pick, api_base=fp.openai_base, api_key='k') == (Color.RED, 2)
