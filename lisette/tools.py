@@ -184,7 +184,8 @@ def _fn_schema(f):
     orig_doc = None
     if hasattr(f, '__call__') and not isinstance(f, type) and not inspect.isfunction(f) and not inspect.ismethod(f): orig_doc, f = f.__doc__, f.__call__
     ds, defs = _docments(f), {}
-    try: ps = _model_schema(f, f.__name__, defs) if isinstance(f, type) and hasattr(f, 'model_json_schema') else _obj_schema(f, ds, defs, {})
+    # (a copy of a model's schema: a model that refers to itself keeps it in `defs` too)
+    try: ps = {**_model_schema(f, f.__name__, defs)} if isinstance(f, type) and hasattr(f, 'model_json_schema') else _obj_schema(f, ds, defs, {})
     except TypeError as e:
         raise TypeError(f"Tool `{f.__name__}` has no schema a model can use: {e}. Give each parameter a type a model can send as JSON "
                         "(str, int, float, bool, a list, dict, Literal or Enum, a dataclass, TypedDict or pydantic model of these), or give the tool as a schema dict.") from None

@@ -598,3 +598,15 @@ def test_structured_gets_the_bound_arguments(fake_provider):
         return c, n
     fp.queue(Reply(tool_calls=[dict(name='pick', arguments={'c': 'red', 'n': '2'})]))
     assert structured('openai/gpt-4o-mini', ['go'], pick, api_base=fp.openai_base, api_key='k') == (Color.RED, 2)
+
+class TreeNode(BaseModel):
+    "A tree"
+    v: int
+    kids: list['TreeNode'] = []
+
+def test_pydantic_model_as_tool():
+    "A pydantic model given as a tool has its own schema (it had `{'data': {'type': 'object'}}`), one that refers to itself too"
+    s = params(TreeNode)
+    assert s['properties']['kids']['items'] == {'$ref': '#/$defs/TreeNode'} and s['required'] == ['v']
+    check_schema(s)
+    json.dumps(s)
