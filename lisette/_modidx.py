@@ -1083,6 +1083,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'lisette.tools._finish_call': ('tools.html#_finish_call', 'lisette/tools.py'),
                                'lisette.tools._fn_schema': ('tools.html#_fn_schema', 'lisette/tools.py'),
                                'lisette.tools._free_name': ('tools.html#_free_name', 'lisette/tools.py'),
+                               'lisette.tools._image_part': ('tools.html#_image_part', 'lisette/tools.py'),
                                'lisette.tools._in_round': ('tools.html#_in_round', 'lisette/tools.py'),
                                'lisette.tools._is_class': ('tools.html#_is_class', 'lisette/tools.py'),
                                'lisette.tools._is_own': ('tools.html#_is_own', 'lisette/tools.py'),

@@ -14,7 +14,7 @@ from fastcore.utils import *
 from fastcore.funccall import get_schema, mk_ns
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import random_tool_id, _get
+from .messages import random_tool_id, _get, _bytes2content, sniff_mime, media_kinds
 
 # %% ../nbs/02_tools.ipynb #019edd6c
 def lite_mk_func(f):
@@ -241,8 +241,19 @@ def _prep_tool_res(res, tcid):
     hdr = {'type': 'text', 'text': f'[tool_call_id: {tcid}]'}
     return [hdr, *res] if isinstance(res, list) else [hdr, {'type': 'text', 'text': str(res)}]
 
+def _image_part(res):
+    "The image content part for a tool result `res` that is an image (a PIL image, or an image's bytes), else None"
+    if type(res).__module__.startswith('PIL.') and callable(getattr(res, 'save', None)):  # (PIL is not imported for it)
+        import io
+        buf = io.BytesIO(); res.save(buf, format='PNG'); data = buf.getvalue()
+    elif isinstance(res, (bytes, bytearray)) and media_kinds.get(sniff_mime(bytes(res[:64])))=='image': data = bytes(res)
+    else: return None
+    return {'type': 'image_url', 'image_url': {'url': _bytes2content(data)['image_url']}}  # (the form litellm gives it on the way: an MCP tool's too)
+
 def _res_content(res):
+    "What a tool's result `res` goes to the model as: its parts (a `ToolResponse`), an image (shown to the model, as an MCP tool's), or its text"
     if isinstance(res, ToolResponse): return res.content
+    if (img := _image_part(res)) is not None: return [img]
     return str(res)
 
 def _tc_id(tc): return _get(tc, 'id')

@@ -1,5 +1,6 @@
 "Tool calls through the fake provider: bad arguments go back to the model, tool-call references, provider-run calls."
 import json, re
+from pathlib import Path
 from decimal import Decimal
 from uuid import UUID
 import litellm, pytest
@@ -610,3 +611,25 @@ def test_pydantic_model_as_tool():
     assert s['properties']['kids']['items'] == {'$ref': '#/$defs/TreeNode'} and s['required'] == ['v']
     check_schema(s)
     json.dumps(s)
+
+def test_image_result_reaches_the_model_as_an_image(proto):
+    """A Python tool that returns a PIL image or an image's bytes: the model gets the image, on every protocol (it got
+    `<PIL.Image.Image image mode=RGB size=2x2 at 0x…>`, or the bytes' repr, as text: helper-45)"""
+    import json
+    from PIL import Image
+    from lisette.history import check_hist
+    fp, m, kw = proto
+    def draw(color:str):
+        "Draw a small square"
+        return Image.new('RGB', (2, 2), color)
+    def photo():
+        "A photo"
+        return (Path(__file__).parent.parent/'samples'/'puppy.jpg').read_bytes()
+    fp.queue(Reply(tool_calls=[('draw', {'color': 'red'}), ('photo', {})]), "A red square and a puppy.")
+    chat = Chat(m, tools=[draw, photo], **kw)
+    chat("draw")
+    res = [o['content'] for o in chat.hist if isinstance(o, dict) and o.get('role')=='tool']
+    assert [r[0]['image_url']['url'][:23] for r in res] == ['data:image/png;base64,i', 'data:image/jpeg;base64,']
+    sent = json.dumps(fp.last)
+    assert res[0][0]['image_url']['url'][22:80] in sent and 'PIL.Image' not in sent
+    check_hist(chat.hist)
