@@ -84,6 +84,14 @@ def _set_id(tc, v):
     if isinstance(tc, dict): tc['id'] = v
     else: tc.id = v
 
+def _psf_reasoning(m):
+    "Does message `m` carry reasoning in its provider fields (litellm's copy of Anthropic's `thinking_blocks`)?"
+    return isinstance(psf := _get(m, 'provider_specific_fields'), dict) and any(psf.get(k) for k in _reasoning_keys)
+
+def _without_reasoning(psf):
+    "Provider fields `psf` without reasoning, nor fields left None (None when nothing is left: strict servers refuse the field)"
+    return {k:v for k,v in psf.items() if k not in _reasoning_keys and v is not None} or None
+
 def _search_parts(m, kind):
     "Does assistant message `m` carry Anthropic search calls, results or citations that provider `kind` cannot take?"
     psf = _get(m, 'provider_specific_fields')
@@ -267,6 +275,7 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
     elif origin and origin!='text' and origin!=kind:
         _, rc = norm_reasoning(m)
         for k in _reasoning_keys: set_(k, None)
+        if _psf_reasoning(m): set_('provider_specific_fields', _without_reasoning(_get(m, 'provider_specific_fields')))  # (litellm keeps Anthropic's signed blocks there too, and sends them)
         if kind=='deepseek' and rc: set_('reasoning_content', rc); notes.append((i, f"thinking from {_names[origin]} sent as reasoning_content text"))
         else: notes.append((i, f"thinking from {_names[origin]} left out ({_names.get(kind, kind)} cannot verify it)"))
     if not details and _get(m, 'reasoning_details') is not None:  # (a signature or encrypted reasoning only OpenRouter reads back)

@@ -552,3 +552,23 @@ def test_file_citations_not_sent_elsewhere(fake_provider):
     chat('next')
     sent = json.dumps(fp.last)
     assert 'file_citation' not in sent and 'provider_specific_fields' not in sent
+
+@pytest.mark.parametrize('target', ['openai/gpt-4o-mini', 'deepseek/deepseek-v4-flash', 'openrouter/moonshotai/kimi-k2.6', 'xai/grok-4.3', 'cerebras/gpt-oss-120b', 'mistral/mistral-small-latest'])
+def test_anthropic_thinking_not_sent_in_provider_fields(fake_provider, target):
+    """Anthropic's signed thinking is also kept in the message's `provider_specific_fields.thinking_blocks`: after a switch
+    it is left out there too, as the note says (litellm sends the field as it is to most servers, and strict ones refuse
+    it: helper-44 finding 3); the history keeps it and Anthropic gets it back"""
+    fp = fake_provider
+    fp.queue(Reply('Checking.', tool_calls=[('lookup', {'key': 'a'})], thinking='I should look', signature='sigA'), Reply('Found.', thinking='done', signature='sigB'))
+    chat = Chat('anthropic/claude-sonnet-4-5', tools=[lookup], api_base=fp.anthropic_base, api_key='k')
+    chat('Look up a', think='l')
+    chat.model, chat.api_base = target, fp.openai_base
+    fp.queue('Other.')
+    chat('And now?')
+    sent = json.dumps(fp.last['messages'])
+    assert 'sigA' not in sent and 'sigB' not in sent and 'provider_specific_fields' not in sent
+    assert "message 1: thinking from Anthropic" in ' '.join(d for k,d in chat.adjustments if k=='switch')
+    chat.model, chat.api_base = 'anthropic/claude-sonnet-4-5', fp.anthropic_base
+    fp.queue('Back.')
+    chat('And back?')
+    assert fp.last['messages'][1]['content'][0] == {'type': 'thinking', 'thinking': 'I should look', 'signature': 'sigA'}
