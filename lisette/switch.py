@@ -56,6 +56,7 @@ def fit_id(tid:str, kind:str)->str:
 
 # %% ../nbs/06e_switch.ipynb #ee8af42d
 _reasoning_keys = ('thinking_blocks', 'reasoning_items', 'reasoning_content')
+_no_reasoning_text = ('anthropic', 'responses')  # providers whose replies never carry bare reasoning text, and which take none back
 _names = dict(anthropic='Anthropic', gemini='Gemini', responses='OpenAI Responses', openai='OpenAI Chat Completions', deepseek='DeepSeek', mistral='Mistral', text='a Chat Completions provider')
 
 def _strip_cc(m, set_):
@@ -222,7 +223,7 @@ def _reads_details(model):
 
 def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True, details=True):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied; `details`: OpenRouter's reasoning details go)"
-    if (o := reasoning_origin(m)) not in (None, 'text', kind) or _search_parts(m, kind) or _compaction(m, kind) or _gemini_fields(m, kind) or _responses_replay(m, kind) or _made_images(m, kind, refusals): return True  # (`refusals`: OpenAI's own APIs)
+    if (o := reasoning_origin(m)) not in (None, 'text', kind) or o=='text' and kind in _no_reasoning_text or _search_parts(m, kind) or _compaction(m, kind) or _gemini_fields(m, kind) or _responses_replay(m, kind) or _made_images(m, kind, refusals): return True  # (`refusals`: OpenAI's own APIs)
     if _get(m, 'audio') is not None: return True  # (sent as a reference, or as its transcript)
     if not refusals and (_refusals(m) or _get(m, 'refusal') is not None): return True
     if not echo and _refusal_echo(m): return True
@@ -272,6 +273,9 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
         set_('thinking_blocks', None)
         if rc: set_('reasoning_content', rc)
         notes.append((i, "thinking from Mistral kept as reasoning_content text only, as a reply not streamed has it (its thinking blocks are Mistral's)"))
+    elif origin=='text' and kind in _no_reasoning_text:  # (litellm leaves it out without a word: it has nowhere to put it)
+        set_('reasoning_content', None)
+        notes.append((i, f"reasoning text from a Chat Completions provider left out ({_names[kind]} takes no reasoning text back)"))
     elif origin and origin!='text' and origin!=kind:
         _, rc = norm_reasoning(m)
         for k in _reasoning_keys: set_(k, None)

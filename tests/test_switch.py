@@ -572,3 +572,19 @@ def test_anthropic_thinking_not_sent_in_provider_fields(fake_provider, target):
     fp.queue('Back.')
     chat('And back?')
     assert fp.last['messages'][1]['content'][0] == {'type': 'thinking', 'thinking': 'I should look', 'signature': 'sigA'}
+
+@pytest.mark.parametrize('target,base', [('anthropic/claude-sonnet-4-5', 'anthropic_base'), ('openai/responses/gpt-5-mini', 'responses_base')])
+def test_reasoning_text_left_out_is_reported(fake_provider, target, base):
+    """DeepSeek-style reasoning text (`reasoning_content` alone) has nowhere to go on Anthropic or the Responses API:
+    litellm dropped it without a word while every other kind of reasoning got a note (helper-44 minor finding); now it is
+    left out and said so, and the history keeps it"""
+    fp = fake_provider
+    fp.queue(Reply('Four.', thinking='SECRETREASON'), 'ok')
+    chat = Chat('deepseek/deepseek-v4-flash', api_base=fp.openai_base, api_key='k')
+    chat('2+2?')
+    chat.model, chat.api_base = target, getattr(fp, base)
+    chat('next')
+    assert 'SECRETREASON' not in json.dumps(fp.last)
+    name = 'Anthropic' if target.startswith('anthropic') else 'OpenAI Responses'
+    assert [d for k,d in chat.adjustments if k=='switch'] == [f"message 1: reasoning text from a Chat Completions provider left out ({name} takes no reasoning text back)"]
+    assert chat.hist[1].reasoning_content == 'SECRETREASON'
