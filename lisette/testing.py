@@ -112,7 +112,8 @@ def _oa_json(rep, body, n, tcs, signed=({}, {})):
     if rep.thinking: msg['reasoning_content'] = rep.thinking
     if tcs: msg |= {'tool_calls': [{'id': i, 'type': 'function', 'function': {'name': nm, 'arguments': a}} | (signed[0] if j==0 else {}) for j,(i,nm,a) in enumerate(tcs)]} | signed[1]
     return {'id': f'chatcmpl-fake{n}', 'object': 'chat.completion', 'created': int(time.time()), 'model': rep.model or body.get('model'),
-            'choices': [{'index': 0, 'message': msg, 'logprobs': None, 'finish_reason': _stops(rep)[0]}], 'usage': _oa_usage(_usage(rep))}
+            'choices': [{'index': 0, 'message': msg, 'logprobs': None, 'finish_reason': _stops(rep)[0]}], 'usage': _oa_usage(_usage(rep)),
+            'service_tier': 'default'}  # (as OpenAI's and Groq's replies carry it: litellm's Groq reader fails without it, 1.106.2 to 1.110.2)
 
 # %% ../nbs/00_testing.ipynb #96ed7e06
 def _oa_events(rep, body, n, tcs, signed=({}, {})):

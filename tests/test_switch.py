@@ -553,7 +553,7 @@ def test_file_citations_not_sent_elsewhere(fake_provider):
     sent = json.dumps(fp.last)
     assert 'file_citation' not in sent and 'provider_specific_fields' not in sent
 
-@pytest.mark.parametrize('target', ['openai/gpt-4o-mini', 'deepseek/deepseek-v4-flash', 'openrouter/moonshotai/kimi-k2.6', 'xai/grok-4.3', 'cerebras/gpt-oss-120b', 'mistral/mistral-small-latest'])
+@pytest.mark.parametrize('target', ['openai/gpt-4o-mini', 'deepseek/deepseek-v4-flash', 'openrouter/moonshotai/kimi-k2.6', 'xai/grok-4.3', 'cerebras/gpt-oss-120b', 'groq/openai/gpt-oss-120b', 'mistral/mistral-small-latest'])
 def test_anthropic_thinking_not_sent_in_provider_fields(fake_provider, target):
     """Anthropic's signed thinking is also kept in the message's `provider_specific_fields.thinking_blocks`: after a switch
     it is left out there too, as the note says (litellm sends the field as it is to most servers, and strict ones refuse

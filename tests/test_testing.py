@@ -64,6 +64,13 @@ def test_tool_only_and_explicit_ids(fake_provider):
             msg = call(fake_provider, m, stream, tools=TOOLS).choices[0].message
             assert not msg.content and [(t.id, t.function.arguments) for t in msg.tool_calls] == [('my-id', '{"a": 5}')]
 
+@pytest.mark.parametrize('stream', [False, True])
+def test_scripted_reply_on_groq(fake_provider, stream):
+    "A scripted reply read by litellm's Groq route: its reader fails on a reply without `service_tier` (1.106.2 to 1.110.2), which OpenAI's and Groq's replies carry (helper-44 finding 7)"
+    fake_provider.queue(Reply('Hi there.', tool_calls=[('add', {'a': 1, 'b': 2})]))
+    msg = call(fake_provider, 'groq/openai/gpt-oss-120b', stream, tools=TOOLS).choices[0].message
+    assert msg.content == 'Hi there.' and msg.tool_calls[0].function.name == 'add'
+
 def test_ids_are_deterministic(fake_provider):
     ids = []
     for _ in range(2):
