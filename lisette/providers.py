@@ -1222,6 +1222,50 @@ def _anthropic_idless_calls():
 
 _on_first_request.append(_anthropic_idless_calls)
 
+# %% ../nbs/04_providers.ipynb #f6c886a8
+def _groq_read(msg, tier=True):
+    "litellm's Groq reader on a reply not streamed with message `msg` (and `service_tier` when `tier`): the `ModelResponse`, or the `AttributeError` it raises"
+    import httpx
+    from types import SimpleNamespace
+    from litellm.llms.groq.chat.transformation import GroqChatConfig
+    body = {'id': 'x', 'object': 'chat.completion', 'created': 0, 'model': 'm', 'choices': [{'index': 0, 'message': msg, 'finish_reason': 'stop'}],
+            'usage': {'prompt_tokens': 1, 'completion_tokens': 1, 'total_tokens': 2}} | ({'service_tier': 'on_demand'} if tier else {})
+    raw = httpx.Response(200, json=body, request=httpx.Request('POST', 'http://groq'))
+    try: return GroqChatConfig().transform_response(model='m', raw_response=raw, model_response=litellm.ModelResponse(), logging_obj=SimpleNamespace(post_call=lambda **kw: None),
+                                                    request_data={}, messages=[], optional_params={}, litellm_params={}, encoding=None)
+    except AttributeError as e: return e
+
+@functools.cache
+def _groq_needs_tier():
+    "Does litellm's Groq reader fail on a reply without `service_tier` (1.106.2 and 1.110.2)?"
+    return isinstance(_groq_read({'role': 'assistant', 'content': 'hi'}, tier=False), AttributeError)
+
+def _tier_given(raw):
+    "Groq reply `raw` (an `httpx.Response`) with `service_tier: null` when it has none"
+    import httpx
+    try: d = raw.json()
+    except ValueError: return raw  # (not JSON: litellm says so)
+    if not isinstance(d, dict) or 'service_tier' in d: return raw
+    hs = {k:v for k,v in raw.headers.items() if k.lower() not in ('content-length', 'content-encoding')}
+    return httpx.Response(raw.status_code, headers=hs, json={**d, 'service_tier': None}, request=raw._request)
+
+_groq_mends = []  # what the Groq reader wrapper does to a reply not streamed: (response -> response) before litellm reads it, ...
+
+def _mend_groq_reader():
+    "Wrap litellm's Groq reader (a reply not streamed) in what `_groq_mends` its version needs (idempotent)"
+    from litellm.llms.groq.chat.transformation import GroqChatConfig as G
+    if _groq_needs_tier() and _tier_given not in _groq_mends: _groq_mends.append(_tier_given)
+    if not _groq_mends or getattr(G.transform_response, '_lisette', False): return
+    read = G.transform_response
+    @functools.wraps(read)
+    def transform_response(self, model, raw_response, *args, **kw):
+        for f in _groq_mends: raw_response = f(raw_response)
+        return read(self, model, raw_response, *args, **kw)
+    transform_response._lisette = True
+    G.transform_response = transform_response
+
+_on_first_request.append(_mend_groq_reader)
+
 # %% ../nbs/04_providers.ipynb #2c516bf9
 @functools.cache
 def _pool_lock_blocks_reentry():

@@ -1146,3 +1146,17 @@ def test_perplexity_citations_link_their_sources(fake_provider, tmp_path, stream
         warnings.simplefilter('ignore')
         chat('And LA?')
     assert 'https://en.wikipedia.org/wiki/San_Francisco' in json.dumps(fp.last['messages'])  # the next request holds the sources too
+
+# --- Groq replies not streamed (recorded: tests/fixtures/groq, see its SOURCE.md)
+
+_GQ_FX = os.path.join(os.path.dirname(__file__), 'fixtures', 'groq')
+def _gq_fx(name): return open(os.path.join(_GQ_FX, name), 'rb').read()
+
+def test_groq_reply_without_service_tier(fake_provider):
+    "A Groq reply without `service_tier` (recorded by pydantic-ai) is read: litellm's Groq reader failed on it with `'ModelResponse' object has no attribute 'service_tier'` (1.106.2 and 1.110.2), and the answer was lost (helper-44 finding 7)"
+    fp = fake_provider
+    body = json.loads(_gq_fx('pydantic-ai_test_groq_model_thinking_part.json'))
+    assert 'service_tier' not in body
+    fp.queue(Reply(raw=json.dumps(body).encode()))
+    r = Chat('groq/deepseek-r1-distill-llama-70b', **oa(fp))('I want a recipe to cook Uruguayan alfajores.')
+    assert r.choices[0].message.content == body['choices'][0]['message']['content']
