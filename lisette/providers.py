@@ -1249,18 +1249,35 @@ def _tier_given(raw):
     hs = {k:v for k,v in raw.headers.items() if k.lower() not in ('content-length', 'content-encoding')}
     return httpx.Response(raw.status_code, headers=hs, json={**d, 'service_tier': None}, request=raw._request)
 
-_groq_mends = []  # what the Groq reader wrapper does to a reply not streamed: (response -> response) before litellm reads it, ...
+@functools.cache
+def _groq_reasoning_apart():
+    "Does litellm's Groq reader leave Groq's `reasoning` (a reply not streamed) out of `reasoning_content`, where it puts a streamed reply's (1.106.2 and 1.110.2)?"
+    r = _groq_read({'role': 'assistant', 'content': 'hi', 'reasoning': 'R'})
+    return not isinstance(r, Exception) and getattr(r.choices[0].message, 'reasoning_content', None)!='R'
+
+def _reasoning_as_streamed(r):
+    "Groq reply `r` with each message's `reasoning` as its `reasoning_content`, as a streamed reply has it"
+    for c in getattr(r, 'choices', None) or []:
+        m = getattr(c, 'message', None)
+        x = getattr(m, '__pydantic_extra__', None) or {}
+        if isinstance(rs := x.get('reasoning'), str) and not getattr(m, 'reasoning_content', None):
+            del x['reasoning']  # (else it goes back as a field of its own)
+            m.reasoning_content = rs
+    return r
+
+_groq_fixes = {}  # what the Groq reader wrapper mends, as the installed litellm needs: 'tier', 'reasoning'
 
 def _mend_groq_reader():
-    "Wrap litellm's Groq reader (a reply not streamed) in what `_groq_mends` its version needs (idempotent)"
+    "Wrap litellm's Groq reader (a reply not streamed) in the mends its version needs (`_groq_fixes`; idempotent)"
     from litellm.llms.groq.chat.transformation import GroqChatConfig as G
-    if _groq_needs_tier() and _tier_given not in _groq_mends: _groq_mends.append(_tier_given)
-    if not _groq_mends or getattr(G.transform_response, '_lisette', False): return
+    if getattr(G.transform_response, '_lisette', False): return
+    _groq_fixes.update(tier=_groq_needs_tier(), reasoning=_groq_reasoning_apart())
+    if not any(_groq_fixes.values()): return
     read = G.transform_response
     @functools.wraps(read)
     def transform_response(self, model, raw_response, *args, **kw):
-        for f in _groq_mends: raw_response = f(raw_response)
-        return read(self, model, raw_response, *args, **kw)
+        r = read(self, model, _tier_given(raw_response) if _groq_fixes['tier'] else raw_response, *args, **kw)
+        return _reasoning_as_streamed(r) if _groq_fixes['reasoning'] else r
     transform_response._lisette = True
     G.transform_response = transform_response
 

@@ -1160,3 +1160,18 @@ def test_groq_reply_without_service_tier(fake_provider):
     fp.queue(Reply(raw=json.dumps(body).encode()))
     r = Chat('groq/deepseek-r1-distill-llama-70b', **oa(fp))('I want a recipe to cook Uruguayan alfajores.')
     assert r.choices[0].message.content == body['choices'][0]['message']['content']
+
+def test_groq_reasoning_not_streamed(fake_provider):
+    """A Groq reply not streamed (recorded by vercel/ai) has its reasoning in `message.reasoning`: litellm left it there
+    (1.106.2 and 1.110.2), so the reply showed no reasoning and the field went back to Groq on the next request, where a
+    streamed reply has it in `reasoning_content` (helper-44 finding 6). Now it is read as the stream reads it"""
+    fp = fake_provider
+    body = json.loads(_gq_fx('vercel-ai_groq-reasoning.json'))
+    said = body['choices'][0]['message']['reasoning']
+    fp.queue(Reply(raw=json.dumps(body).encode()), Reply('Yes.', thinking='It is.'))
+    chat = Chat('groq/qwen/qwen3-32b', **oa(fp))
+    m = chat('How many r in strawberry?').choices[0].message
+    assert m.reasoning_content == said and 'reasoning' not in m.model_dump()
+    streamed = list(chat('Sure?', stream=True))[-1].choices[0].message
+    assert streamed.reasoning_content == 'It is.' and 'reasoning' not in streamed.model_dump()
+    assert 'reasoning' not in fp.last['messages'][1]  # (litellm leaves reasoning_content out for Groq, as after a streamed reply)
