@@ -28,7 +28,7 @@ from .stream import *
 from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, gemini_tools, reply_citations, link_citations,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
-                               missing_keys, without_sdk_retries, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
+                               missing_keys, without_sdk_retries, prefill_msg, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
@@ -452,7 +452,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
         c = tr['content'] if isinstance(tr['content'], list) else [{'type': 'text', 'text': str(tr['content'])}]
         tr['content'] = [{'type': 'text', 'text': self.tool_reminder}, *c]
         res[i] = tr
-    if prefill: res.append({'role': 'assistant', 'content': prefill})
+    if prefill: res.append(prefill_msg(self._target, prefill))  # (marked as Mistral's and DeepSeek's APIs want it)
     return res
 
 # %% ../nbs/06_chat.ipynb #a945fd66

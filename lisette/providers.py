@@ -9,14 +9,14 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params',
            'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw', 'with_think',
            'thinking_budget', 'gemini_tools', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg',
-           'mark_paused', 'join_paused_results', 'text_splits_reasoning', 'context_tokens', 'supports_cache_ckpts',
-           'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply',
-           'stream_finished', 'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied',
-           'repeat_guard', 'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built',
-           'built_response', 'reply_citations', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning',
-           'mend_chunk', 'install_mends', 'adapt_request', 'litellm_made_id', 'provider_call_names',
-           'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details',
-           'link_citations']
+           'mark_paused', 'join_paused_results', 'prefill_msg', 'text_splits_reasoning', 'context_tokens',
+           'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
+           'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply',
+           'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally',
+           'keep_built', 'built_response', 'reply_citations', 'merge_stream_fields', 'keep_native_finish',
+           'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request', 'litellm_made_id',
+           'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal',
+           'openrouter_details', 'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
@@ -587,6 +587,14 @@ def join_paused_results(prev, m):
     for k in _srv_result_keys:
         have = {r.get('tool_use_id') for r in psf.get(k) or () if isinstance(r, dict)}
         if rs := [r for r in got.get(k) or () if isinstance(r, dict) and r.get('tool_use_id') in ids-have]: psf[k] = [*(psf.get(k) or ()), *rs]
+
+# %% ../nbs/04_providers.ipynb #2d9d486e
+_prefix_routes = ('mistral/', 'codestral/', 'deepseek/')  # litellm's routes to APIs that want a prefill marked `prefix: true`
+
+def prefill_msg(model:str, prefill:str)->dict:
+    "The last assistant message that carries `prefill` to `model`: marked `prefix: true` where its API wants it (Mistral's, DeepSeek's)"
+    m = {'role': 'assistant', 'content': prefill}
+    return m | {'prefix': True} if isinstance(model, str) and model.lower().startswith(_prefix_routes) else m
 
 # %% ../nbs/04_providers.ipynb #77c91965
 def text_splits_reasoning(m)->bool:

@@ -647,16 +647,19 @@ def _check_responses(body, fp):
 
 _mistral_name = re.compile(r'(open-)?(mistral|mixtral|magistral|codestral|devstral|ministral|pixtral)-')  # the models of Mistral's own API
 
-def _mistral_ids(body):
-    "Mistral's rule on a request to one of its models: every tool-call id (a call's, a result's) is 9 letters and digits"
+def _check_mistral(body):
+    "Mistral's rules on a request to one of its models: every tool-call id (a call's, a result's) is 9 letters and digits; a last assistant message is a prefix, marked `prefix: true`"
     if not _mistral_name.match(str(body.get('model') or '')): return
-    for m in body.get('messages') or []:
+    msgs = body.get('messages') or []
+    for m in msgs:
         for tid in [tc.get('id') for tc in m.get('tool_calls') or [] if isinstance(tc, dict)] + ([m.get('tool_call_id')] if m.get('role')=='tool' else []):
             if not re.fullmatch(r'[a-zA-Z0-9]{9}', str(tid)): return f"Tool call id was {tid} but must be a-z, A-Z, 0-9, with a length of 9."
+    if msgs and msgs[-1].get('role')=='assistant' and msgs[-1].get('prefix') is not True:
+        return "Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant"
 
 def _check_openai(body):
-    "Chat Completions rules: an assistant message has content unless it calls tools; a `tool_calls` list is not empty, a call has an id and a name; a tool message names its call; Mistral's ids"
-    if e := _mistral_ids(body): return e
+    "Chat Completions rules: an assistant message has content unless it calls tools; a `tool_calls` list is not empty, a call has an id and a name; a tool message names its call; Mistral's rules"
+    if e := _check_mistral(body): return e
     for i,m in enumerate(body.get('messages') or []):
         if m.get('role')=='assistant' and m.get('content') is None and not any(m.get(k) for k in ('tool_calls', 'function_call', 'audio', 'refusal')):
             return f"Missing required parameter: 'messages[{i}].content'."  # (the reference: "Required unless tool_calls or function_call is specified")

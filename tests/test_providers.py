@@ -1175,3 +1175,28 @@ def test_groq_reasoning_not_streamed(fake_provider):
     streamed = list(chat('Sure?', stream=True))[-1].choices[0].message
     assert streamed.reasoning_content == 'It is.' and 'reasoning' not in streamed.model_dump()
     assert 'reasoning' not in fp.last['messages'][1]  # (litellm leaves reasoning_content out for Groq, as after a streamed reply)
+
+# --- prefill on Mistral and DeepSeek
+
+@pytest.mark.parametrize('model', ['mistral/mistral-small-latest', 'deepseek/deepseek-chat', 'deepseek/deepseek-v4-flash'])
+@pytest.mark.parametrize('stream', [False, True])
+def test_prefill_marked_for_mistral_and_deepseek(fake_provider, model, stream):
+    """A prefill goes to Mistral and DeepSeek marked `prefix: true`, as their APIs want: it went unmarked, and Mistral
+    answered 400 "Expected last role User or Tool (or Assistant with prefix True)" (helper-44 finding 1; the fake
+    provider applies Mistral's rule). The reply starts with the prefill"""
+    fp = fake_provider
+    fp.queue(' 1}')
+    r = Chat(model, **oa(fp))('Write JSON', prefill='{"a":', stream=stream)
+    if stream: r = list(r)[-1]
+    last = fp.last['messages'][-1]
+    assert {k: last[k] for k in ('role', 'content', 'prefix') if k in last} == {'role': 'assistant', 'content': '{"a":', 'prefix': True}  # (DeepSeek V4, thinking: with `reasoning_content: ''` too)
+    assert r.choices[0].message.content == '{"a": 1}'
+
+def test_prefill_unmarked_elsewhere(fake_provider):
+    "Anthropic's prefill goes as it was (litellm drops the mark there); other OpenAI-protocol routes get no `prefix` (a strict server would refuse an unknown field)"
+    from lisette.providers import prefill_msg
+    fp = fake_provider
+    fp.queue(' 1}')
+    Chat('anthropic/claude-sonnet-4-5', **an(fp))('Write JSON', prefill='{"a":')
+    assert fp.last['messages'][-1]['content'] == [{'type': 'text', 'text': '{"a":'}]
+    assert 'prefix' not in prefill_msg('openai/gpt-4o-mini', '{') and 'prefix' not in prefill_msg('fireworks_ai/accounts/fireworks/models/kimi-k2p6', '{')
