@@ -15,8 +15,8 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally',
            'keep_built', 'built_response', 'reply_citations', 'merge_stream_fields', 'keep_native_finish',
            'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request', 'litellm_made_id',
-           'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal',
-           'openrouter_details', 'link_citations']
+           'prompts_after_results', 'prompts_joined', 'provider_call_names', 'unstored_reasoning', 'left_unstored',
+           'reply_refusal', 'keep_refusal', 'openrouter_details', 'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
@@ -1229,6 +1229,37 @@ def _anthropic_idless_calls():
     ModelResponseIterator.chunk_parser = chunk_parser
 
 _on_first_request.append(_anthropic_idless_calls)
+
+# %% ../nbs/04_providers.ipynb #a5ca3e79
+def _text_of(c):
+    "Content `c` as plain text, or None when it holds more than text"
+    if isinstance(c, str): return c
+    if isinstance(c, list) and all(isinstance(p, dict) and p.get('type')=='text' and isinstance(p.get('text'), str) for p in c): return '\n'.join(p['text'] for p in c)
+    return None
+
+def prompts_after_results(msgs)->list:
+    "Indices of the text user messages of `msgs` that directly follow a tool result"
+    return [i for i in range(1, len(msgs)) if _get(msgs[i], 'role')=='user' and _get(msgs[i-1], 'role')=='tool' and _text_of(_get(msgs[i], 'content')) is not None]
+
+def _with_prompt(tr, u):
+    "Tool result `tr` with the text of user message `u` after its own, a blank line between"
+    d, t = dict(tr) if isinstance(tr, dict) else tr.model_dump(exclude_none=True), _text_of(_get(u, 'content'))
+    c = d.get('content')
+    d['content'] = f"{c}\n\n{t}" if isinstance(c, str) else [*(c or []), {'type': 'text', 'text': t}]
+    return d
+
+def _mistral_prompt_in_results(kw):
+    "Mistral's models: a text prompt right after tool results joins the last result (Mistral refuses a user message after a tool message)"
+    if not _to_mistral(kw['model']) or not (ix := prompts_after_results(msgs := kw.get('messages') or [])): return kw
+    res, gone = list(msgs), set(ix)
+    for i in ix: res[i-1] = _with_prompt(res[i-1], msgs[i])
+    return kw | dict(messages=[m for i,m in enumerate(res) if i not in gone])
+
+_adapters.append(_mistral_prompt_in_results)
+
+def prompts_joined(model, kw, res)->int:
+    "How many prompts `adapt_request` put into tool results of request `kw` (to `model`), giving `res`"
+    return len(prompts_after_results(kw.get('messages') or [])) if res.get('messages') is not kw.get('messages') and _to_mistral(model) else 0
 
 # %% ../nbs/04_providers.ipynb #f6c886a8
 def _groq_read(msg, tier=True):

@@ -648,12 +648,14 @@ def _check_responses(body, fp):
 _mistral_name = re.compile(r'(open-)?(mistral|mixtral|magistral|codestral|devstral|ministral|pixtral)-')  # the models of Mistral's own API
 
 def _check_mistral(body):
-    "Mistral's rules on a request to one of its models: every tool-call id (a call's, a result's) is 9 letters and digits; a last assistant message is a prefix, marked `prefix: true`"
+    "Mistral's rules on a request to one of its models: every tool-call id (a call's, a result's) is 9 letters and digits; no user message right after a tool message; a last assistant message is a prefix, marked `prefix: true`"
     if not _mistral_name.match(str(body.get('model') or '')): return
     msgs = body.get('messages') or []
     for m in msgs:
         for tid in [tc.get('id') for tc in m.get('tool_calls') or [] if isinstance(tc, dict)] + ([m.get('tool_call_id')] if m.get('role')=='tool' else []):
             if not re.fullmatch(r'[a-zA-Z0-9]{9}', str(tid)): return f"Tool call id was {tid} but must be a-z, A-Z, 0-9, with a length of 9."
+    for a,b in zip(msgs, msgs[1:]):
+        if a.get('role')=='tool' and b.get('role')=='user': return "Unexpected role 'user' after role 'tool'"
     if msgs and msgs[-1].get('role')=='assistant' and msgs[-1].get('prefix') is not True:
         return "Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant"
 

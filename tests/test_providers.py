@@ -1200,3 +1200,28 @@ def test_prefill_unmarked_elsewhere(fake_provider):
     Chat('anthropic/claude-sonnet-4-5', **an(fp))('Write JSON', prefill='{"a":')
     assert fp.last['messages'][-1]['content'] == [{'type': 'text', 'text': '{"a":'}]
     assert 'prefix' not in prefill_msg('openai/gpt-4o-mini', '{') and 'prefix' not in prefill_msg('fireworks_ai/accounts/fireworks/models/kimi-k2p6', '{')
+
+# --- Mistral: no user message right after tool results
+
+def _weather(location:str) -> str:
+    "Get the weather for a location"
+    return f"Sunny in {location}"
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_mistral_final_prompt_after_tool_results(fake_provider, stream):
+    """A Mistral tool loop that uses up `max_steps`: the final prompt went as a user message right after the tool result,
+    which Mistral refuses ("Unexpected role 'user' after role 'tool'", datapizza-ai#98; helper-44 finding 2; the fake
+    provider applies Mistral's rule), on that request and every later one. It goes at the end of the last result, reported"""
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[('_weather', {'location': 'SF'})]), 'Sunny in SF.', 'Paris too.')
+    chat = Chat('mistral/mistral-small-latest', tools=[_weather], **oa(fp))
+    r = chat('Weather in SF?', max_steps=1, stream=stream)
+    if stream: r = list(r)[-1]
+    assert r.choices[0].message.content == 'Sunny in SF.'
+    sent = fp.last['messages']
+    assert [m['role'] for m in sent] == ['user', 'assistant', 'tool']
+    assert sent[2]['content'].startswith('Sunny in SF\n\n') and sent[2]['content'].endswith(chat.hist[3]['content'])
+    assert [a.detail for a in chat.adjustments if a.kind=='prompt_joined'] == ["1 prompt right after tool results sent at the end of the last result: mistral/mistral-small-latest refuses a user message after a tool message; the history keeps it"]
+    assert [m['role'] if isinstance(m, dict) else m.role for m in chat.hist] == ['user', 'assistant', 'tool', 'user', 'assistant']
+    chat('And Paris?')  # (the history's tool result, prompt: joined again)
+    assert [m['role'] for m in fp.last['messages']] == ['user', 'assistant', 'tool', 'assistant', 'user']
