@@ -7,9 +7,9 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes',
            'droppable_fields', 'min_thinking_budget', 'unnamed_tool', 'model_info', 'supported_params', 'has_search',
            'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params',
-           'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw', 'with_think',
-           'thinking_budget', 'gemini_tools', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg',
-           'mark_paused', 'join_paused_results', 'prefill_msg', 'text_splits_reasoning', 'context_tokens',
+           'reasoning_filled', 'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw',
+           'with_think', 'thinking_budget', 'gemini_tools', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
+           'paused_msg', 'mark_paused', 'join_paused_results', 'prefill_msg', 'text_splits_reasoning', 'context_tokens',
            'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
            'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply',
            'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally',
@@ -280,6 +280,29 @@ def _deepseek_reasoning(kw):
     if all(_get(o, 'role')!='assistant' or _get(o, 'reasoning_content') for o in msgs): return kw
     if _ds_fills_itself(): return kw
     return kw | dict(messages=[_with_reasoning(o) if _get(o, 'role')=='assistant' and not _get(o, 'reasoning_content') else o for o in msgs])
+
+# %% ../nbs/04_providers.ipynb #643614b2
+_kimi_thinks = re.compile(r'kimi-k2(-thinking|[.p][5-9])|kimi-k[3-9]')  # Kimi's models that think by default
+_kimi_routes = ('fireworks_ai/', 'openrouter/')  # routes where litellm does not fill `reasoning_content` for Kimi itself
+
+def _kimi_fills(model)->bool:
+    "Does a request to `model` need its tool-call messages given `reasoning_content` (a thinking Kimi model on a route where litellm gives none)?"
+    return isinstance(model, str) and model.lower().startswith(_kimi_routes) and bool(_kimi_thinks.search(model.lower()))
+
+def _unreasoned_calls(msgs):
+    "Indices of the assistant messages of `msgs` with tool calls and no `reasoning_content`"
+    return [i for i,o in enumerate(msgs) if _get(o, 'role')=='assistant' and _get(o, 'tool_calls') and not _get(o, 'reasoning_content')]
+
+def _kimi_reasoning(kw):
+    "Thinking Kimi models off `moonshot/`: tool-call messages without `reasoning_content` get it (their provider fields' or a space), on copies"
+    if not _kimi_fills(kw['model']) or _thinking_off(kw) or not (ix := _unreasoned_calls(msgs := kw.get('messages') or [])): return kw
+    res = list(msgs)
+    for i in ix: res[i] = (d := _with_reasoning(res[i])) | dict(reasoning_content=d['reasoning_content'] or ' ')
+    return kw | dict(messages=res)
+
+def reasoning_filled(model, kw, res)->int:
+    "How many tool-call messages of request `kw` (to `model`) `adapt_request` gave `reasoning_content` they lacked, giving `res`"
+    return len(_unreasoned_calls(kw.get('messages') or [])) if res.get('messages') is not kw.get('messages') and _kimi_fills(model) else 0
 
 # %% ../nbs/04_providers.ipynb #8b16fa09
 droppable_fields = ('reasoning_content', 'reasoning', 'reasoning_details', 'thinking_blocks', 'provider_specific_fields', 'annotations')
@@ -1128,7 +1151,7 @@ def _name_nameless(nameless:dict, name:str=unnamed_tool)->list:
     return [tc.id for tc in nameless.values()]
 
 # %% ../nbs/04_providers.ipynb #7058fdbb
-_adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model
+_adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _kimi_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model
 
 _on_first_request = []  # mends of litellm that any request may need: installed by the first request, then never asked about again
 _mends_lock = threading.Lock()

@@ -1225,3 +1225,21 @@ def test_mistral_final_prompt_after_tool_results(fake_provider, stream):
     assert [m['role'] if isinstance(m, dict) else m.role for m in chat.hist] == ['user', 'assistant', 'tool', 'user', 'assistant']
     chat('And Paris?')  # (the history's tool result, prompt: joined again)
     assert [m['role'] for m in fp.last['messages']] == ['user', 'assistant', 'tool', 'assistant', 'user']
+
+# --- Kimi's reasoning_content on tool calls
+
+@pytest.mark.parametrize('target', [kimi, 'openrouter/moonshotai/kimi-k2.6'])
+def test_kimi_tool_calls_get_reasoning(fake_provider, target):
+    """An Anthropic tool loop, then `chat.model` = a thinking Kimi model off `moonshot/`: the tool-call message went without
+    `reasoning_content`, which Kimi refuses ("thinking is enabled but reasoning_content is missing in assistant tool call
+    message"; helper-44 finding 4). It gets a space, as litellm gives it on `moonshot/`, reported; the history is unchanged"""
+    fp = fake_provider
+    fp.queue(Reply('Checking.', tool_calls=[('_weather', {'location': 'SF'})]), 'Sunny.', 'Paris too.')
+    chat = Chat('anthropic/claude-sonnet-4-5', tools=[_weather], **an(fp))
+    chat('Weather in SF?')
+    chat.model, chat.api_base = target, fp.openai_base
+    chat('And Paris?')
+    calls = [m for m in fp.last['messages'] if m['role']=='assistant' and m.get('tool_calls')]
+    assert calls and all(m.get('reasoning_content')==' ' for m in calls)
+    assert [a.detail for a in chat.adjustments if a.kind=='reasoning'] == [f"1 tool-call message without reasoning_content sent with it (their provider fields' reasoning, or a space): {target} thinks, and refuses tool calls without it; the history is unchanged"]
+    assert not getattr(chat.hist[1], 'reasoning_content', None)
