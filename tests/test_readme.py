@@ -27,3 +27,34 @@ def test_readme_links_resolve():
         if re.match(r'https?://', l): continue
         assert (ROOT/l.split('#')[0]).exists(), f'README links {l}, which is not in the repository'
     assert 'lisette-dev' not in txt, 'README links the invented lisette-dev host'
+
+# ---- the Contributing workflow: `tools/nb.sh` on what a fresh clone has (notebooks; their percent sources are git-ignored)
+import json, shutil
+
+def _project_copy(tmp_path):
+    "A copy of the project's sources with one tiny notebook added, using this venv as its `.venv` (nb.sh exports into the copy)"
+    d = tmp_path/'proj'; d.mkdir()
+    for p in ('pyproject.toml', 'tools', 'nbs', 'lisette'): (shutil.copytree if (ROOT/p).is_dir() else shutil.copy)(ROOT/p, d/p)
+    for f in (d/'nbs').glob('*.pct.py'): f.unlink()  # as in a fresh clone
+    (d/'.venv').symlink_to(Path(sys.executable).parent.parent)
+    cell = dict(cell_type='code', execution_count=None, id='c1', metadata={}, outputs=[], source='6*7')
+    nb = dict(cells=[cell], metadata={'kernelspec': {'display_name': 'python3', 'language': 'python', 'name': 'python3'}}, nbformat=4, nbformat_minor=5)
+    (d/'nbs'/'zz_tiny.ipynb').write_text(json.dumps(nb))
+    return d
+
+def _nbsh(d, *args): return subprocess.run(['bash', str(d/'tools'/'nb.sh'), *args], cwd=d, env=ENV, capture_output=True, text=True, timeout=600)
+
+def test_nbsh_runs_a_notebook(tmp_path):
+    "Given nbs/NAME.ipynb, nb.sh runs that notebook (saving its outputs): it made nbs/NAME.ipynb.ipynb and ran that instead"
+    d = _project_copy(tmp_path)
+    r = _nbsh(d, 'nbs/zz_tiny.ipynb')
+    assert r.returncode==0, r.stderr[-2000:]
+    assert not (d/'nbs'/'zz_tiny.ipynb.ipynb').exists()
+    outs = json.loads((d/'nbs'/'zz_tiny.ipynb').read_text())['cells'][0]['outputs']
+    assert any('42' in ''.join(o.get('data', {}).get('text/plain', '')) for o in outs), outs
+
+def test_nbsh_missing_percent_source(tmp_path):
+    "A percent source a fresh clone lacks is named, with how to make it, before anything is exported"
+    d = _project_copy(tmp_path)
+    r = _nbsh(d, 'nbs/zz_tiny.pct.py')
+    assert r.returncode!=0 and 'jupytext --to py:percent' in r.stderr and 'zz_tiny.ipynb' in r.stderr, r.stderr
