@@ -58,3 +58,21 @@ def test_nbsh_missing_percent_source(tmp_path):
     d = _project_copy(tmp_path)
     r = _nbsh(d, 'nbs/zz_tiny.pct.py')
     assert r.returncode!=0 and 'jupytext --to py:percent' in r.stderr and 'zz_tiny.ipynb' in r.stderr, r.stderr
+
+# ---- the README's examples, read where people read the README: at the repository's root
+
+def test_readme_paths_from_root():
+    "Files the README's code opens exist relative to the repository root (the image example said '../samples/', from nbs/)"
+    txt = (ROOT/'README.md').read_text()
+    code = '\n'.join(re.findall(r'```python\n(.*?)```', txt, flags=re.S))
+    paths = re.findall(r"Path\((['\"])(.+?)\1\)", code)
+    assert paths, 'the README opens no file'
+    for _,p in paths: assert (ROOT/p).exists(), f'the README opens {p}, which is not there from the repository root'
+
+def test_readme_image_answer_is_the_picture():
+    "The scripted answer describes samples/puppy.jpg (a brown cartoon puppy, red collar, grass, sun), and says it is scripted"
+    txt = (ROOT/'README.md').read_text()
+    sec = txt.split('### Images and other media')[1].split('\n## ')[0]
+    assert 'scripted' in sec.split('```python')[0]
+    answer = sec.split('```\n')[1].split('<details')[0].lower()
+    assert all(w in answer for w in ('cartoon', 'brown', 'red collar', 'grass', 'sun')) and 'black-and-white' not in answer, answer
