@@ -6,11 +6,12 @@
 __all__ = ['simple_add', 'demo_model', 'run_demo', 'main']
 
 # %% ../nbs/07_demo.ipynb #8e5d749d
-import os, re, sys, argparse
+import os, re, sys, argparse, difflib
 import litellm
 from .chat import Chat
 from .stream import print_stream
 from .providers import missing_keys
+from .usage import quiet_litellm
 from .testing import FakeProvider, Reply, scripted_model, conversation, _proto_of
 
 # %% ../nbs/07_demo.ipynb #9fdb5cf1
@@ -32,6 +33,20 @@ def demo_model(body, path=''):
         return Reply("(scripted local model) I'll add those with the tool.", tool_calls=[('simple_add', {'a': nums[0], 'b': nums[1]})])
     return scripted_model(body, path)
 
+# %% ../nbs/07_demo.ipynb #fdb29ed2
+_scripted = 'openai/scripted-local-model'
+
+def _register_scripted():
+    "Describe the scripted model to litellm, once"
+    if _scripted in litellm.model_cost: return
+    litellm.register_model({_scripted: dict(litellm_provider='openai', mode='chat', max_tokens=4096, max_input_tokens=100_000,
+        max_output_tokens=4096, input_cost_per_token=0.0, output_cost_per_token=0.0, cache_creation_input_token_cost=0.0,
+        cache_read_input_token_cost=0.0, supports_function_calling=True, supports_tool_choice=True)})
+
+def _usage_note(model):
+    "What the usage line of a scripted run means: with a real model's name, its prices, though nothing was spent"
+    return " (the scripted local model is free)" if model==_scripted else f" (priced as {model}; the scripted local model answered, so nothing was spent)"
+
 # %% ../nbs/07_demo.ipynb #3e161cbb
 def run_demo(model:str=None, # litellm model name; None uses the scripted local model
              prompt:str="What is 1234 + 5678? Use the tool, then explain.", # The question
@@ -43,14 +58,14 @@ def run_demo(model:str=None, # litellm model name; None uses the scripted local 
     fp = None
     if model is None or fake:
         fp = FakeProvider().start().respond_with(demo_model)
-        model = model or 'openai/scripted-local-model'
+        if model is None: _register_scripted(); model = _scripted
         print(f"Using lisette's scripted local model at {fp.url} (a fake provider, not a real LLM), speaking {model}'s protocol.\n", file=out)
         chat = Chat(model, tools=[simple_add], api_base=_fake_base(fp, model), api_key='not-needed')
     else: chat = Chat(model, tools=[simple_add])
     try:
         print(f"> {prompt}\n", file=out)
         print_stream(chat(prompt, stream=True, max_steps=3), file=out, use_rich=use_rich)
-        print(f"\nUsage: {chat.use!r}" + (" (the scripted model is free)" if fp else ''), file=out)
+        print(f"\nUsage: {chat.use!r}" + (_usage_note(model) if fp else ''), file=out)
     finally:
         if fp: fp.stop()
     return chat
@@ -70,6 +85,7 @@ def main(argv=None):
     p.add_argument('--fake', action='store_true', help="send MODEL's wire protocol to the scripted local model (no key needed)")
     p.add_argument('--prompt', default="What is 1234 + 5678? Use the tool, then explain.")
     a = p.parse_args(argv)
+    if a.model and (why := _model_problem(a.model)): sys.exit(f"lisette demo: {why}")
     if a.model and not a.fake and (miss := missing_keys(dict(model=a.model))):
         sys.exit(f"lisette demo: {a.model} needs {' and '.join(miss)} set in the environment "
                  "(or run without --model for the scripted local model)")
@@ -78,6 +94,16 @@ def main(argv=None):
     except KeyboardInterrupt: sys.exit(130)
 
 def _first_line(e): return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+
+def _model_problem(model):
+    "Why litellm cannot route `model`, with the closest names it knows; None when it can"
+    try:
+        with quiet_litellm(): litellm.get_llm_provider(model)
+        return None
+    except Exception: pass
+    near = difflib.get_close_matches(model, litellm.model_cost, n=3)
+    hint = f"did you mean {' or '.join(near)}?" if near else "give it as provider/model, e.g. anthropic/claude-sonnet-4-5"
+    return f"litellm cannot tell which provider serves the model {model!r}: {hint}"
 
 # %% ../nbs/07_demo.ipynb #bad6f79e
 if __name__ == '__main__': main()

@@ -284,6 +284,25 @@ def test_demo_terminal_output(hide_rich):
     assert '<' not in r.stdout.replace('<TRUNCATED>', ''), 'no HTML in the terminal'
     assert 'The tool says the sum is **6912**.' in r.stdout
 
+def test_demo_scripted_model_known():
+    "The scripted model is registered with litellm: no 'unknown_model' warning as the demo's first output, and it is free"
+    r = _demo()
+    assert r.returncode==0 and 'unknown_model' not in r.stderr and 'Warning' not in r.stderr, r.stderr
+    assert '(the scripted local model is free)' in r.stdout.splitlines()[-1], r.stdout
+
+def test_demo_fake_priced_as_model():
+    "With --fake, a real model's name prices the usage: the line says so, and that nothing was spent"
+    r = _demo('--model', 'claude-sonnet-4-5', '--fake')
+    assert r.returncode==0, r.stderr
+    assert '(priced as claude-sonnet-4-5; the scripted local model answered, so nothing was spent)' in r.stdout.splitlines()[-1], r.stdout
+
+@pytest.mark.parametrize('fake', [True, False])
+def test_demo_model_typo(fake):
+    "A model name litellm cannot route: one line naming it with the closest names litellm knows, not litellm's traceback"
+    r = _demo('--model', 'gpt-4o-mni', *(['--fake'] if fake else []), env={'OPENAI_API_KEY': 'k'})
+    assert r.returncode!=0 and r.stdout=='' and r.stderr.count('\n')==1, (r.returncode, r.stdout, r.stderr)
+    assert "'gpt-4o-mni'" in r.stderr and 'did you mean gpt-4o-mini' in r.stderr and 'Traceback' not in r.stderr
+
 def test_demo_missing_key():
     env = {k: '' for k in ('ANTHROPIC_API_KEY',)}
     r = subprocess.run([sys.executable, '-m', 'lisette.demo', '--model', 'anthropic/claude-sonnet-4-5'], capture_output=True, text=True,
