@@ -615,6 +615,7 @@ def validate_request(body:dict, # The request body
     "The message a real provider would refuse `body` with (its 400, or the status a `_Refusal` carries), or None if it would accept it"
     turns = conversation(body, proto)
     sigs = fp if fp is not None else SimpleNamespace(_signatures=set(), _thought_calls=set(), _rs_next={})
+    if e := _check_params(body, proto): return e
     if proto=='anthropic' and (e := _check_anthropic(body, turns, sigs)): return e
     if proto=='responses' and (e := _check_responses(body, sigs)): return e
     if proto=='gemini' and (e := _check_gemini(body, turns, model, sigs)): return e
@@ -672,6 +673,37 @@ def _check_openai(body):
             if isinstance(tc, dict) and tc.get('id') is None: return f"Missing required parameter: 'messages[{i}].tool_calls[{j}].id'."
             if isinstance(tc, dict) and (tc.get('function') or {}).get('name')=='':
                 return f"Invalid 'messages[{i}].tool_calls[{j}].function.name': empty string. Expected a string with minimum length 1, but got an empty string instead."
+
+# %% ../nbs/00_testing.ipynb #9d88f5ba
+# The top-level fields of Anthropic's Messages API (its reference; litellm's `AnthropicMessagesRequest` lists the same)
+_an_fields = {'model', 'messages', 'max_tokens', 'system', 'metadata', 'stop_sequences', 'stream', 'temperature', 'top_p', 'top_k',
+              'tools', 'tool_choice', 'thinking', 'service_tier', 'container', 'context_management', 'mcp_servers', 'output_config',
+              'output_format', 'inference_geo', 'speed', 'cache_control'}
+
+def _is_num(x): return isinstance(x, (int, float)) and not isinstance(x, bool)
+def _json_kind(x): return {bool: 'a boolean', str: 'a string', list: 'an array', dict: 'an object'}.get(type(x), 'a value')
+
+def _check_an_params(body):
+    "Anthropic's checks of the body's top level: every field one it knows, `temperature` a number from 0 to 1"
+    if extra := sorted(set(body)-_an_fields): return f"{extra[0]}: Extra inputs are not permitted"
+    if (t := body.get('temperature')) is None: return
+    if not _is_num(t): return "temperature: Input should be a valid number"
+    if not 0<=t<=1: return "temperature: range: 0..1"
+
+def _check_oa_params(body):
+    "OpenAI's checks of `temperature` (a number from 0 to 2) and of a `tool_choice` string"
+    bad = lambda msg, code, param: _Refusal(msg, 400, param=param, code=code)
+    if (t := body.get('temperature')) is not None:
+        if not _is_num(t): return bad(f"Invalid type for 'temperature': expected a decimal, but got {_json_kind(t)} instead.", 'invalid_type', 'temperature')
+        if t>2: return bad(f"Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got {t} instead.", 'decimal_above_max_value', 'temperature')
+        if t<0: return bad(f"Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got {t} instead.", 'decimal_below_min_value', 'temperature')
+    if isinstance(tc := body.get('tool_choice'), str) and tc not in ('none', 'auto', 'required'):
+        return bad(f"Invalid value: '{tc}'. Supported values are: 'none', 'auto', and 'required'.", 'invalid_value', 'tool_choice')
+
+def _check_params(body, proto):
+    "The refusal of `body`'s parameters by the service speaking `proto`, or None"
+    if proto=='anthropic': return _check_an_params(body)
+    if proto in ('openai', 'responses'): return _check_oa_params(body)
 
 # %% ../nbs/00_testing.ipynb #0bb4f27e
 import hashlib

@@ -364,6 +364,29 @@ def test_tool_call_without_id_gets_the_providers_400(fake_provider):
     assert st == 400 and e['error']['message'] == 'messages.1.content.0.tool_use.id: Field required'
     assert fp.pending == 1
 
+def test_request_parameters_get_the_services_400(fake_provider):
+    """Anthropic refuses a temperature that is not a number from 0 to 1 and a top-level field it does not know; OpenAI a
+    temperature outside 0..2 and a tool_choice string other than none/auto/required (the fake provider answered 200)"""
+    fp = fake_provider.queue('ok', 'ok', 'ok')
+    an = {'model': 'm', 'max_tokens': 5, 'messages': HI}
+    for extra, msg in [({'temperature': 1.5}, 'temperature: range: 0..1'), ({'temperature': -0.1}, 'temperature: range: 0..1'),
+                       ({'temperature': 'hot'}, 'temperature: Input should be a valid number'), ({'foo': 1}, 'foo: Extra inputs are not permitted')]:
+        st, e = post(fp, '/v1/messages', an | extra)
+        assert (st, e) == (400, {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': msg}}), extra
+    assert post(fp, '/v1/messages', an | {'temperature': 1, 'top_k': 5, 'metadata': {'user_id': 'u'}})[0] == 200
+    oa = {'model': 'm', 'messages': HI}
+    for extra, code, param in [({'temperature': 2.5}, 'decimal_above_max_value', 'temperature'), ({'temperature': -1}, 'decimal_below_min_value', 'temperature'),
+                               ({'temperature': 'hot'}, 'invalid_type', 'temperature'), ({'tool_choice': 'add'}, 'invalid_value', 'tool_choice'),
+                               ({'tool_choice': 'any'}, 'invalid_value', 'tool_choice')]:
+        st, e = post(fp, '/v1/chat/completions', oa | extra)
+        assert st==400 and (e['error']['type'], e['error']['code'], e['error']['param'])==('invalid_request_error', code, param), (extra, e)
+    assert e['error']['message'] == "Invalid value: 'any'. Supported values are: 'none', 'auto', and 'required'."
+    st, e = post(fp, '/v1/responses', {'model': 'm', 'input': 'hi', 'temperature': 3})
+    assert st==400 and e['error']['code']=='decimal_above_max_value'
+    assert post(fp, '/v1/chat/completions', oa | {'temperature': 2, 'tool_choice': {'type': 'function', 'function': {'name': 'add'}}})[0] == 200
+    assert post(fp, '/v1/chat/completions', oa | {'tool_choice': 'required'})[0] == 200
+    assert fp.pending == 0
+
 def test_validator_failure_is_answered(fake_provider, monkeypatch):
     "A bug in the validator is answered as the fake provider's, never a dropped connection"
     import lisette.testing as lt
