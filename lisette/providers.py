@@ -2174,6 +2174,7 @@ def openrouter_details(m, model:str):
 
 # %% ../nbs/04_providers.ipynb #5ce38ca7
 _cite_marker = re.compile(r'(?<!\[)\[(\d{1,3})\](?![\](])')  # `[2]`, not one already linked (`[[2]](…)`) nor a link's text
+_code_spans = re.compile(r'(```.*?(?:```|$)|`[^`\n]*`)', re.S)
 
 def link_citations(m, urls)->int:
     "Link each `[n]` marker in the text of message `m` to the `n`th of `urls` (an http(s) one); returns how many it linked"
@@ -2185,5 +2186,7 @@ def link_citations(m, urls)->int:
         if not 1<=i<=len(urls) or not urls[i-1].startswith(('https://', 'http://')): return mt[0]
         n += 1
         return f"[[{i}]]({urls[i-1]})"
-    if (new := _cite_marker.sub(link, c))!=c: m.content = new
+    parts = _code_spans.split(c)  # (code, fenced or inline, keeps its brackets: `x[1]` is no citation)
+    new = ''.join(p if i%2 else _cite_marker.sub(link, p) for i,p in enumerate(parts))
+    if new!=c: m.content = new
     return n

@@ -1243,3 +1243,10 @@ def test_kimi_tool_calls_get_reasoning(fake_provider, target):
     assert calls and all(m.get('reasoning_content')==' ' for m in calls)
     assert [a.detail for a in chat.adjustments if a.kind=='reasoning'] == [f"1 tool-call message without reasoning_content sent with it (their provider fields' reasoning, or a space): {target} thinks, and refuses tool calls without it; the history is unchanged"]
     assert not getattr(chat.hist[1], 'reasoning_content', None)
+
+def test_citation_markers_in_code_stay():
+    "`xs[1]` in code (inline or fenced) is no citation: left as it is, while the marker after it is linked"
+    from lisette.providers import link_citations
+    m = litellm.Message(role='assistant', content='Index with `xs[1]`, as `a[2]` does.[2]\n```python\nys[1] = 0\n```\nSee [1].')
+    assert link_citations(m, ['https://a.org/1', 'https://b.org/2']) == 2
+    assert m.content == 'Index with `xs[1]`, as `a[2]` does.[[2]](https://b.org/2)\n```python\nys[1] = 0\n```\nSee [[1]](https://a.org/1).'
