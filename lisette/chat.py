@@ -10,6 +10,7 @@ __all__ = ['effort', 'structured', 'astructured', 'add_warning', 'CostLimitError
 import asyncio, inspect, itertools, json, math, operator, os, random, sys, threading, time, warnings
 import httpx
 from dataclasses import dataclass
+from collections.abc import Mapping
 from functools import partial
 from typing import NamedTuple, Optional, Callable
 from fastcore.utils import *
@@ -26,7 +27,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_lit
 from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
-from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, gemini_tools, reply_citations, link_citations,
+from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, gemini_tools, close_models, reply_citations, link_citations,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, prefill_msg, prompts_joined, reasoning_filled, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
@@ -99,11 +100,11 @@ def _search_size(s):
         raise ValueError(f"search={s!r}: give True, False, or 'l', 'm', 'h' (how much search context: low, medium, high)")
     return z
 
-_thinks_ok = {'l', 'm', 'h', 'x', 'none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'}  # (and the efforts' own names: 'none' turns a model's default thinking off)
+_thinks_ok = {'l', 'm', 'h', 'x', 'none', 'disable', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'}  # (and the efforts' own names: 'none' turns a model's default thinking off)
 
 def _check_think(think):
     "Raise for a `think=` that names no effort (a provider would refuse it, or litellm send it as 'medium')"
-    if think is None or isinstance(think, bool) or think in _thinks_ok: return
+    if not think or not isinstance(think, str) or think in _thinks_ok: return  # (falsy: off; another value: 'medium', as `think_kw` reads them)
     raise ValueError(f"think={think!r}: give True, False, or 'l', 'm', 'h', 'x' (how hard the model thinks: low, medium, high, the most), or an effort's name ('none', 'minimal', ...)")
 
 def _is_num(x): return isinstance(x, (int, float)) and not isinstance(x, bool)
@@ -114,9 +115,9 @@ def _check_args(model, sp, temp, cache_idxs, ns, retries, max_cost):
     if not isinstance(model, str) or not model.strip(): bad('model', model, "give a litellm model name (a str), such as 'anthropic/claude-sonnet-4-5' or 'gpt-4o-mini'")
     if sp is not None and not isinstance(sp, (str, list)): bad('sp', sp, "the system prompt is a str")
     if temp is not None and not _is_num(temp): bad('temp', temp, "a temperature is a number (e.g. 0.7), or None for the provider's default")
-    if not isinstance(cache_idxs, (list, tuple)) or not all(isinstance(i, int) and not isinstance(i, bool) for i in cache_idxs):
+    if not isinstance(cache_idxs, (list, tuple, range)) or not all(isinstance(i, int) and not isinstance(i, bool) for i in cache_idxs):
         bad('cache_idxs', cache_idxs, "give a list of message indices (ints), such as [-1] or [0, -1]")
-    if ns is not None and not isinstance(ns, (dict, list, tuple)): bad('ns', ns, "give a dict of the tools' names to their functions (or a list of functions)")
+    if ns is not None and not (isinstance(ns, Mapping) or callable(ns) or is_listy(ns)): bad('ns', ns, "give a dict of the tools' names to their functions (or a list of functions)")  # (what `mk_ns` takes)
     if not isinstance(retries, int) or isinstance(retries, bool) or retries<0: bad('retries', retries, "give how many times to retry (an int, 0 or more)", ValueError)
     if max_cost is not None and (not _is_num(max_cost) or max_cost<0): bad('max_cost', max_cost, "give a spending limit in $ (a number, 0 or more), or None", ValueError)
 
@@ -136,7 +137,7 @@ _stop_warnings = {'length': 'Response was cut off at token limit.',
 class CostLimitError(RuntimeError):
     "The chat reached its spending limit (`max_cost`)"
 
-def _usd(x): return f"${x:.4f}" if x>=0.01 or x==0 else f"${x:.2g}"  # (a small limit shows its digits, not $0.0000)
+def _usd(x): return f"${x:.4f}" if x>=0.01 or x==0 else f"${x:.10f}".rstrip('0')  # (a small limit shows its digits, not $0.0000)
 
 def _cost_warning(use, mx):
     return f"Spending limit reached: this chat has spent {_usd(use.cost)} of its max_cost {_usd(mx)}, so tools were turned off and the model was asked to wrap up."
@@ -184,8 +185,7 @@ def _note_quota(e):
 def _note_provider(e, model):
     "Say under litellm's error `e` for a model name it cannot tell the provider of which known names are close to it"
     if 'LLM Provider NOT provided' not in str(e) or not hasattr(e, 'add_note') or getattr(e, 'lisette_noted', False): return
-    import difflib
-    close = difflib.get_close_matches(model, list(litellm.model_cost), n=3, cutoff=0.8)
+    close = close_models(model)
     e.add_note(f"lisette: litellm cannot tell which provider {model!r} belongs to. " + (f"Did you mean {' or '.join(map(repr, close))}? " if close else '')
                + "Name it with its provider, e.g. 'anthropic/claude-sonnet-4-5', 'openai/gpt-4o-mini' (see litellm.model_cost for the names it knows).")
     e.lisette_noted = True
@@ -372,7 +372,7 @@ class AdjustmentWarning(UserWarning):
     "lisette changed, dropped or filled in part of a request or the history (see `Chat.adjustments`)"
 
 # %% ../nbs/06_chat.ipynb #4f51d4c7
-quiet_adjustments = {'max_tokens', 'blank_prompt', 'final_prompt', 'container', 'include', 'image_reply', 'citations'}  # reported in `chat.adjustments`, never warned
+quiet_adjustments = {'max_tokens', 'blank_prompt', 'final_prompt', 'container', 'include', 'image_reply', 'citations', 'tool_choice_reset'}  # reported in `chat.adjustments`, never warned
 
 # %% ../nbs/06_chat.ipynb #be29ebc7
 @patch
@@ -719,7 +719,7 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
                              "Raise `chat.max_cost` (or set it to None) to continue.")
     _check_think(opts.get('think'))
     if (tp := opts.get('temp')) is not None and not _is_num(tp): raise TypeError(f"temp={tp!r}: a temperature is a number (e.g. 0.7), or None for the chat's")
-    if not isinstance(max_steps, int) or isinstance(max_steps, bool): raise TypeError(f"max_steps={max_steps!r}: give how many tool rounds the turn may take (an int)")
+    if not _is_num(max_steps): raise TypeError(f"max_steps={max_steps!r}: give how many tool rounds the turn may take (a number: math.inf for no limit)")
     schemas, ns = self._tools_for(tools)
     if (tc := opts.get('tool_choice')) is not None:
         opts['tool_choice'] = 'required' if tc=='any' else _tool_choice(tc, _schema_names(schemas))
@@ -732,7 +732,7 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
     if prefill and not info.get('supports_assistant_prefill'):
         self._adjust(t, 'prefill', f"prefill {_trunc_str(prefill, 40, skip=0)!r} dropped: {self._which(lambda i: not i.get('supports_assistant_prefill'))} takes no assistant prefill")
         prefill = None
-    if tc is not None and not schemas: self._adjust(t, 'tool_choice', f"tool_choice={tc!r} not sent: the turn has no tools")
+    if tc not in (None, 'auto', 'none') and not schemas: self._adjust(t, 'tool_choice', f"tool_choice={tc!r} not sent: the turn has no tools")
     t.prefill, t.schemas, t.ns = prefill, schemas, ns
     self.last_use = UsageStats()
     s = opts.pop('stall', self.stall)  # per call, or the chat's
@@ -941,7 +941,7 @@ def _turn(self:Chat, msg=None, **kw):
     try:
         if msg is None and (pend := _unanswered(self._hist)):
             yield from self._tool_round(t, pend)  # resume an interrupted loop: answer the waiting calls, then go on
-        elif msg is None and not self._hist: raise ValueError("Nothing to send: give a message (`chat()` with none continues the history, and this chat has none)")
+        elif msg is None and not self._hist and not self.sp: raise ValueError("Nothing to send: give a message (`chat()` with none continues the history, and this chat has none, nor a system prompt)")
         t.msgs = self._prep_msg(msg, t.prefill)
         while True:
             r = yield from self._ask(t)
@@ -1210,12 +1210,19 @@ def _kept_after_drop(self:Chat, e, r, chunks, seen):
     return res
 
 # %% ../nbs/06_chat.ipynb #ea4e3a22
+def _forced(tc, tcs):
+    "Did tool calls `tcs` call the tool that `tool_choice=tc` names (OpenAI's object form)?"
+    return isinstance(tc, dict) and (nm := nested_idx(tc, 'function', 'name')) is not None and any(_tc_name(o)==nm for o in tcs)
+
 @patch
 def _after_round(self:Chat, t, tcs, pairs):
     "After a tool round of turn `t`: report the results that go in pages, and show the round to the stall detector"
     for h in paged([tr for _,tr in pairs], self.page_results)[1]:
         n = len(find_result([tr for _,tr in pairs], h))
         self._adjust(t, 'paged', f"result {h}: {n:,} characters, the model gets the first {self.page_results:,} and `read_result` for the rest")
+    if _forced(t.opts.get('tool_choice'), tcs):  # the model called the tool it was told to: the next requests leave the choice to it
+        t.opts['tool_choice'] = 'auto'
+        self._adjust(t, 'tool_choice_reset', "the named tool_choice applied to the request that called it; the later requests of the turn send 'auto', as a forced call would be made again each round")
     if t.stall is None or t.steer.stopping: return
     why = t.stall.check(tcs, [raw for raw,_ in pairs])
     t.note = stall_note.format(why=why) if why and not t.stall.stalled else None

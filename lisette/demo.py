@@ -6,11 +6,11 @@
 __all__ = ['simple_add', 'demo_model', 'run_demo', 'main']
 
 # %% ../nbs/07_demo.ipynb #8e5d749d
-import os, re, sys, argparse, difflib
+import os, re, sys, argparse
 import litellm
 from .chat import Chat
 from .stream import print_stream
-from .providers import missing_keys
+from .providers import missing_keys, close_models
 from .usage import quiet_litellm
 from .testing import FakeProvider, Reply, scripted_model, conversation, _proto_of
 
@@ -101,7 +101,7 @@ def _model_problem(model):
         with quiet_litellm(): litellm.get_llm_provider(model)
         return None
     except Exception: pass
-    near = difflib.get_close_matches(model, litellm.model_cost, n=3)
+    near = close_models(model)
     hint = f"did you mean {' or '.join(near)}?" if near else "give it as provider/model, e.g. anthropic/claude-sonnet-4-5"
     return f"litellm cannot tell which provider serves the model {model!r}: {hint}"
 

@@ -10,16 +10,17 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'reasoning_filled', 'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw',
            'with_think', 'thinking_budget', 'gemini_tools', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
            'paused_msg', 'mark_paused', 'join_paused_results', 'prefill_msg', 'text_splits_reasoning', 'context_tokens',
-           'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream',
-           'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply',
-           'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally',
-           'keep_built', 'built_response', 'reply_citations', 'merge_stream_fields', 'keep_native_finish',
-           'native_stop_warning', 'mend_chunk', 'install_mends', 'adapt_request', 'litellm_made_id',
-           'prompts_after_results', 'prompts_joined', 'provider_call_names', 'unstored_reasoning', 'left_unstored',
-           'reply_refusal', 'keep_refusal', 'openrouter_details', 'link_citations']
+           'supports_cache_ckpts', 'close_models', 'missing_keys', 'without_sdk_retries', 'close_stream',
+           'aclose_stream', 'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_usage',
+           'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error',
+           'quota_exhausted', 'failed_locally', 'keep_built', 'built_response', 'reply_citations',
+           'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk', 'install_mends',
+           'adapt_request', 'litellm_made_id', 'prompts_after_results', 'prompts_joined', 'provider_call_names',
+           'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details',
+           'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
-import base64, copy, functools, importlib.metadata, inspect, json, os, re, sys, threading, time, traceback
+import base64, copy, functools, importlib.metadata, inspect, json, operator, os, re, sys, threading, time, traceback
 from pathlib import Path
 import litellm
 from fastcore.utils import *
@@ -462,7 +463,8 @@ _gemini_tools_memo = {}
 def gemini_tools(tools:list, model:str)->tuple:
     "(`tools` as Gemini takes their schemas through the installed litellm, what was changed): `oneOf` and `const`, which litellm drops"
     if not tools or 'gemini' not in model or not model.startswith(('gemini/', 'vertex_ai/', 'vertex_ai_beta/')) or not _gemini_drops_one_of(): return tools, []
-    if (c := _gemini_tools_memo.get(id(tools))) and c[0] is tools: return c[1:]
+    key = tuple(map(id, tools))  # (a chat sends its tools in a new list each request: the same schema objects)
+    if (c := _gemini_tools_memo.get(key)) and all(map(operator.is_, c[0], tools)): return c[1:]
     notes, res = set(), []
     for t in tools:
         if isinstance(t, dict) and isinstance(f := t.get('function'), dict) and isinstance(p := f.get('parameters'), dict):
@@ -470,7 +472,7 @@ def gemini_tools(tools:list, model:str)->tuple:
         res.append(t)
     out = (res, sorted(notes)) if notes else (tools, [])
     if len(_gemini_tools_memo)>100: _gemini_tools_memo.clear()
-    _gemini_tools_memo[id(tools)] = (tools, *out)
+    _gemini_tools_memo[key] = (list(tools), *out)
     return out
 
 # %% ../nbs/04_providers.ipynb #79b2cd60
@@ -638,6 +640,11 @@ def context_tokens(r, u)->int:
 def supports_cache_ckpts(m:str)->bool:
     "Does model `m` take Anthropic-style `cache_control` checkpoints (Claude, direct or through Bedrock and Vertex)?"
     return 'claude' in m.lower() or m.startswith(('anthropic/', 'bedrock/', 'vertex_ai/'))
+
+def close_models(model:str, n:int=3)->list:
+    "Up to `n` model names litellm knows that are close to `model` (a typo's likely meaning)"
+    import difflib
+    return difflib.get_close_matches(str(model), list(litellm.model_cost), n=n)
 
 def missing_keys(kw:dict)->list:
     "Environment variables the model of request `kw` needs but that are unset (none when `api_key` is given)"
@@ -1254,19 +1261,22 @@ def _anthropic_idless_calls():
 _on_first_request.append(_anthropic_idless_calls)
 
 # %% ../nbs/04_providers.ipynb #a5ca3e79
-def _text_of(c):
+def _plain_text_of(c):
     "Content `c` as plain text, or None when it holds more than text"
     if isinstance(c, str): return c
     if isinstance(c, list) and all(isinstance(p, dict) and p.get('type')=='text' and isinstance(p.get('text'), str) for p in c): return '\n'.join(p['text'] for p in c)
     return None
 
 def prompts_after_results(msgs)->list:
-    "Indices of the text user messages of `msgs` that directly follow a tool result"
-    return [i for i in range(1, len(msgs)) if _get(msgs[i], 'role')=='user' and _get(msgs[i-1], 'role')=='tool' and _text_of(_get(msgs[i], 'content')) is not None]
+    "Indices of the text user messages of `msgs` that follow a tool result, directly or after others of them"
+    res = []
+    for i in range(1, len(msgs)):
+        if _get(msgs[i], 'role')=='user' and (_get(msgs[i-1], 'role')=='tool' or res and res[-1]==i-1) and _plain_text_of(_get(msgs[i], 'content')) is not None: res.append(i)
+    return res
 
 def _with_prompt(tr, u):
     "Tool result `tr` with the text of user message `u` after its own, a blank line between"
-    d, t = dict(tr) if isinstance(tr, dict) else tr.model_dump(exclude_none=True), _text_of(_get(u, 'content'))
+    d, t = dict(tr) if isinstance(tr, dict) else tr.model_dump(exclude_none=True), _plain_text_of(_get(u, 'content'))
     c = d.get('content')
     d['content'] = f"{c}\n\n{t}" if isinstance(c, str) else [*(c or []), {'type': 'text', 'text': t}]
     return d
@@ -1275,7 +1285,10 @@ def _mistral_prompt_in_results(kw):
     "Mistral's models: a text prompt right after tool results joins the last result (Mistral refuses a user message after a tool message)"
     if not _to_mistral(kw['model']) or not (ix := prompts_after_results(msgs := kw.get('messages') or [])): return kw
     res, gone = list(msgs), set(ix)
-    for i in ix: res[i-1] = _with_prompt(res[i-1], msgs[i])
+    for i in ix:
+        at = i-1
+        while at in gone: at -= 1  # (a run of prompts: each joins the result before them)
+        res[at] = _with_prompt(res[at], msgs[i])
     return kw | dict(messages=[m for i,m in enumerate(res) if i not in gone])
 
 _adapters.append(_mistral_prompt_in_results)
@@ -2174,7 +2187,8 @@ def openrouter_details(m, model:str):
 
 # %% ../nbs/04_providers.ipynb #5ce38ca7
 _cite_marker = re.compile(r'(?<!\[)\[(\d{1,3})\](?![\](])')  # `[2]`, not one already linked (`[[2]](…)`) nor a link's text
-_code_spans = re.compile(r'(```.*?(?:```|$)|`[^`\n]*`)', re.S)
+_code_spans = re.compile(r'(```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`|<(?:code|pre)\b.*?</(?:code|pre)>|\$\$.*?\$\$|\\\(.*?\\\)'  # code and maths
+                         r'|\[[^\[\]\n]*[^\d\[\]\n][^\[\]\n]*\]\[\d{1,3}\]|^ {0,3}\[\d{1,3}\]:)', re.S|re.M)  # a reference link `[docs][1]`, a definition `[1]: url`
 
 def link_citations(m, urls)->int:
     "Link each `[n]` marker in the text of message `m` to the `n`th of `urls` (an http(s) one); returns how many it linked"
@@ -2186,7 +2200,7 @@ def link_citations(m, urls)->int:
         if not 1<=i<=len(urls) or not urls[i-1].startswith(('https://', 'http://')): return mt[0]
         n += 1
         return f"[[{i}]]({urls[i-1]})"
-    parts = _code_spans.split(c)  # (code, fenced or inline, keeps its brackets: `x[1]` is no citation)
+    parts = _code_spans.split(c)  # (code and maths keep their brackets: `x[1]` is no citation; nor are markdown's own reference links)
     new = ''.join(p if i%2 else _cite_marker.sub(link, p) for i,p in enumerate(parts))
     if new!=c: m.content = new
     return n

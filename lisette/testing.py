@@ -675,7 +675,7 @@ def _check_openai(body):
                 return f"Invalid 'messages[{i}].tool_calls[{j}].function.name': empty string. Expected a string with minimum length 1, but got an empty string instead."
 
 # %% ../nbs/00_testing.ipynb #9d88f5ba
-# The top-level fields of Anthropic's Messages API (its reference; litellm's `AnthropicMessagesRequest` lists the same)
+# The top-level fields of Anthropic's Messages API (its reference; litellm's `AnthropicMessagesRequest` lists these and three of its own, not sent: `reasoning_effort`, `compaction`, `safeguards`)
 _an_fields = {'model', 'messages', 'max_tokens', 'system', 'metadata', 'stop_sequences', 'stream', 'temperature', 'top_p', 'top_k',
               'tools', 'tool_choice', 'thinking', 'service_tier', 'container', 'context_management', 'mcp_servers', 'output_config',
               'output_format', 'inference_geo', 'speed', 'cache_control'}
@@ -697,7 +697,7 @@ def _check_oa_params(body):
         if not _is_num(t): return bad(f"Invalid type for 'temperature': expected a decimal, but got {_json_kind(t)} instead.", 'invalid_type', 'temperature')
         if t>2: return bad(f"Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got {t} instead.", 'decimal_above_max_value', 'temperature')
         if t<0: return bad(f"Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got {t} instead.", 'decimal_below_min_value', 'temperature')
-    if isinstance(tc := body.get('tool_choice'), str) and tc not in ('none', 'auto', 'required'):
+    if isinstance(tc := body.get('tool_choice'), str) and tc not in ('none', 'auto', 'required') and not (tc=='any' and _mistral_name.match(str(body.get('model') or ''))):  # (Mistral's API takes 'any')
         return bad(f"Invalid value: '{tc}'. Supported values are: 'none', 'auto', and 'required'.", 'invalid_value', 'tool_choice')
 
 def _check_params(body, proto):

@@ -47,6 +47,17 @@ def test_tool_choice_names_a_tool(proto):
         chat("8/2?", tool_choice='div')
     assert len(chat.hist) == n
 
+def test_named_tool_choice_is_forced_once(fake_provider):
+    """A named tool_choice forces the first request; once the model called that tool, the turn's later requests send 'auto'
+    (reported quietly): forced every round, the model had to call it again, until the stall detector and max_steps ended
+    the loop (helper-50)"""
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[('add', {'a': 1, 'b': 2})]), 'It is 3.')
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    assert contents(chat('1+2?', tool_choice='add', max_steps=5)).content == 'It is 3.'
+    assert [r.body.get('tool_choice') for r in fp.requests] == [{'type': 'function', 'function': {'name': 'add'}}, 'auto']
+    assert [a.kind for a in chat.adjustments if a.kind.startswith('tool_choice')] == ['tool_choice_reset']
+
 def test_tool_choice_without_tools_is_reported(fake_provider):
     fp = fake_provider
     fp.queue("hi")

@@ -886,6 +886,23 @@ def test_turn_arguments_of_the_wrong_kind(fake_provider):
     fp.queue('ok')
     assert contents(chat('hi', think='low')).content == 'ok'  # (effort names are fine too)
 
+def test_arguments_that_worked_still_do(fake_provider):
+    """The checks above refuse only what could not work (helper-50's review: they refused values that did): a namespace
+    `mk_ns` takes, a falsy think= (off) or a number (medium), 'disable', max_steps=math.inf, cache_idxs as a range, and
+    chat() on a chat with only a system prompt"""
+    import math, types, collections
+    from fastcore.foundation import L
+    fp = fake_provider
+    kw = dict(api_base=fp.openai_base, api_key='k')
+    for ns in (collections.ChainMap({'add': add}), types.MappingProxyType({'add': add}), add, L([add]), {add}):
+        Chat('openai/gpt-4o-mini', tools=[add], ns=ns, **kw)
+    Chat('openai/gpt-4o-mini', cache_idxs=range(-2, 0), **kw)
+    chat = Chat('openai/gpt-4o-mini', sp='Greet the user first.', **kw)
+    fp.queue('Hello!', *['ok']*7)
+    assert contents(chat()).content == 'Hello!'
+    for think in (0, '', None, False, 1, 'disable'): chat('hi', think=think)
+    chat('hi', max_steps=math.inf)
+
 def test_model_litellm_cannot_place_gets_a_suggestion():
     "A mistyped model name: litellm's 'LLM Provider NOT provided' error gets a note with the close names it knows"
     import warnings
@@ -899,4 +916,4 @@ def test_small_spending_limit_shows_its_digits(fake_provider):
     fp.queue(Reply('a', usage=dict(prompt_tokens=100, completion_tokens=10)))
     chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k', max_cost=0.00001)
     chat('hi')
-    with pytest.raises(CostLimitError, match=r"max_cost=\$1e-05"): chat('again')
+    with pytest.raises(CostLimitError, match=r"max_cost=\$0\.00001\."): chat('again')

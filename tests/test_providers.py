@@ -1250,3 +1250,10 @@ def test_citation_markers_in_code_stay():
     m = litellm.Message(role='assistant', content='Index with `xs[1]`, as `a[2]` does.[2]\n```python\nys[1] = 0\n```\nSee [1].')
     assert link_citations(m, ['https://a.org/1', 'https://b.org/2']) == 2
     assert m.content == 'Index with `xs[1]`, as `a[2]` does.[[2]](https://b.org/2)\n```python\nys[1] = 0\n```\nSee [[1]](https://a.org/1).'
+
+def test_gemini_tools_converted_once_per_schema():
+    "A chat sends its tools in a new list each request: the same schema objects are converted once (the memo was keyed on the list, so it never hit; helper-50)"
+    from lisette.providers import gemini_tools
+    a, n = gemini_tools([_zod], 'gemini/gemini-2.5-flash')
+    b, m = gemini_tools([_zod], 'gemini/gemini-2.5-flash')
+    assert a[0] is b[0] and n == m and len(n) == 2

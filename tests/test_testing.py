@@ -534,3 +534,12 @@ def test_mistral_tool_call_ids(fake_provider, stream):
         call(fp, 'mistral/mistral-small-latest', stream, msgs=round_('call_NZa7xqfefoaMI2YYHowVXVlU'), tools=TOOLS)
     assert call(fp, 'mistral/mistral-small-latest', stream, msgs=round_('D681PevKs'), tools=TOOLS).choices[0].message.content == 'ok'
     assert call(fp, OA, stream, msgs=round_('call_NZa7xqfefoaMI2YYHowVXVlU'), tools=TOOLS).choices[0].message.content == 'ok'
+
+
+def test_mistral_takes_tool_choice_any(fake_provider):
+    "Mistral's API takes tool_choice 'any' (litellm sends it for 'required'): the fake provider's OpenAI rule for tool_choice strings is not Mistral's (helper-50)"
+    fp = fake_provider
+    fp.queue('ok')
+    tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {'type': 'object', 'properties': {}}}}
+    litellm.completion('mistral/mistral-small-latest', [{'role': 'user', 'content': 'hi'}], tools=[tool], tool_choice='required', api_base=fp.openai_base+'', api_key='k')
+    assert fp.last['tool_choice'] == 'any'
