@@ -145,6 +145,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._bad_size': ('chat.html#_bad_size', 'lisette/chat.py'),
                               'lisette.chat._broke_why': ('chat.html#_broke_why', 'lisette/chat.py'),
                               'lisette.chat._busy': ('chat.html#_busy', 'lisette/chat.py'),
+                              'lisette.chat._called_as_told': ('chat.html#_called_as_told', 'lisette/chat.py'),
                               'lisette.chat._caller_level': ('chat.html#_caller_level', 'lisette/chat.py'),
                               'lisette.chat._check_args': ('chat.html#_check_args', 'lisette/chat.py'),
                               'lisette.chat._check_stream': ('chat.html#_check_stream', 'lisette/chat.py'),

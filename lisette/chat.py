@@ -1210,7 +1210,7 @@ def _kept_after_drop(self:Chat, e, r, chunks, seen):
     return res
 
 # %% ../nbs/06_chat.ipynb #ea4e3a22
-def _forced(tc, tcs):
+def _called_as_told(tc, tcs):
     "Did tool calls `tcs` call the tool that `tool_choice=tc` names (OpenAI's object form)?"
     return isinstance(tc, dict) and (nm := nested_idx(tc, 'function', 'name')) is not None and any(_tc_name(o)==nm for o in tcs)
 
@@ -1220,7 +1220,7 @@ def _after_round(self:Chat, t, tcs, pairs):
     for h in paged([tr for _,tr in pairs], self.page_results)[1]:
         n = len(find_result([tr for _,tr in pairs], h))
         self._adjust(t, 'paged', f"result {h}: {n:,} characters, the model gets the first {self.page_results:,} and `read_result` for the rest")
-    if _forced(t.opts.get('tool_choice'), tcs):  # the model called the tool it was told to: the next requests leave the choice to it
+    if _called_as_told(t.opts.get('tool_choice'), tcs):  # the model called the tool it was told to: the next requests leave the choice to it
         t.opts['tool_choice'] = 'auto'
         self._adjust(t, 'tool_choice_reset', "the named tool_choice applied to the request that called it; the later requests of the turn send 'auto', as a forced call would be made again each round")
     if t.stall is None or t.steer.stopping: return

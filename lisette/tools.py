@@ -81,10 +81,13 @@ def _json_type(v):
     return next((nm for t,nm in ((bool,'boolean'), (int,'integer'), (float,'number'), (str,'string')) if isinstance(v, t)), None)
 
 def _choice_schema(vals):
-    "Schema of one of `vals`: their JSON type when they share one, and the values as `enum`"
+    "Schema of one of `vals`: the values as `enum` with their JSON type, one `anyOf` branch per type when they have several (`None`: a null branch)"
     vals = [v.value if isinstance(v, Enum) else v for v in vals]
-    ts = {_json_type(v) for v in vals}
-    return ({'type': ts.pop()} if len(ts)==1 and None not in ts else {}) | {'enum': vals}
+    by = {}
+    for v in vals: by.setdefault('null' if v is None else _json_type(v), []).append(v)
+    if None in by: return {'enum': vals}  # (values of no JSON type: as they are)
+    alts = [{'type': 'null'} if t=='null' else {'type': t, 'enum': vs} for t,vs in by.items()]
+    return alts[0] if len(alts)==1 else {'anyOf': alts}  # (a typed `enum` each: Gemini's schema keeps no untyped one)
 
 def _free_name(defs, nm, s=None):
     "`nm`, or `nm2`, `nm3`…: the first name `defs` does not hold yet (or holds schema `s` under)"
