@@ -707,6 +707,7 @@ _tc_modes = ('auto', 'none', 'required')
 def _tool_choice(tc, names):
     "`tool_choice=tc` as litellm takes it for every provider, given the names of the turn's tools: a tool's name in OpenAI's object form"
     if not isinstance(tc, str) or tc in _tc_modes: return tc
+    if tc=='any': return 'required'  # (Anthropic's word for it)
     if tc in names: return {'type': 'function', 'function': {'name': tc}}  # (litellm sends a bare name as it is, which OpenAI refuses, or not at all, to Anthropic)
     raise ValueError(f"tool_choice={tc!r}: give 'auto', 'none', 'required' (Anthropic's 'any'), the name of one of the chat's tools "
                      f"({', '.join(sorted(names)) or 'it has none'}), or the provider's dict")
@@ -722,7 +723,7 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
     if not _is_num(max_steps): raise TypeError(f"max_steps={max_steps!r}: give how many tool rounds the turn may take (a number: math.inf for no limit)")
     schemas, ns = self._tools_for(tools)
     if (tc := opts.get('tool_choice')) is not None:
-        opts['tool_choice'] = 'required' if tc=='any' else _tool_choice(tc, _schema_names(schemas))
+        opts['tool_choice'] = _tool_choice(tc, _schema_names(schemas))
     t = _Turn(start=len(self._hist), schemas=None, ns=None, opts=opts, max_steps=max_steps, final_prompt=final_prompt,
               step=step, adjustments=self._carry)
     self.adjustments, self._carry = t.adjustments, []

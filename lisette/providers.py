@@ -1034,7 +1034,7 @@ def _keep_details(m, chunks):
 
 def reply_citations(r, chunks=()):
     "The source URLs (`citations`) of reply `r`, or of the stream `chunks` it was built from (each carries them: the last few are read), or None"
-    for o in [r, *list(chunks)[:-4:-1]]:
+    for o in [r, *reversed(chunks[-3:])]:  # (a slice: no copy of a long stream's chunks)
         if isinstance(c := _get(o, 'citations'), list) and c and all(isinstance(u, str) for u in c): return c
     return None
 
