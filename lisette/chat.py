@@ -487,14 +487,14 @@ def _fit_at(self:Chat, msgs):
 @patch
 def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, room=None, **kwargs):
     "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments (`room`: what the context window leaves for the answer, and the prompt's tokens, when the model's maximum output would not fit)"
-    sparams, info, m, lowered = self._sparams, self._info, self.model, None
+    sparams, info, m, lowered, target = self._sparams, self._info, self.model, None, self._target  # (`_target`, read once: it asks the Router)
     self._req_openai = self._to_openai  # (asked once a request: it reads the environment; its reply is judged by it too)
     msgs = fit_request(self, msgs, self._fit_at(msgs), echo=self._req_openai)  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
     if (t := self.callkw.get('tools')) is not None and not isinstance(t, (list, tuple)): self.callkw['tools'] = list(t)  # (a generator: the first request would use it up)
     kw = dict(model=m, messages=msgs, **self.callkw)
     if schemas: kw['tools'] = self._with_callkw_tools(schemas)
     if tool_choice is not None and schemas: kw['tool_choice'] = tool_choice
-    tk, eff = think_kw(self._target, think)  # (added after the call's own kwargs, which win over them)
+    tk, eff = think_kw(target, think)  # (added after the call's own kwargs, which win over them)
     if 'reasoning_effort' in tk and ((sparams and 'reasoning_effort' not in sparams) or (info and not info.get('supports_reasoning'))):
         self._adjust(None, 'think', f"think={think!r} ignored: litellm says {m} does not reason")
         think, tk = None, {}
@@ -519,19 +519,19 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         if (v := getattr(self, k)) is not None: kw[k] = v
     if self.completefunc in (completion, acompletion): kw = without_sdk_retries(kw)  # our retries only (retries=0: one request)
     kw |= kwargs
-    kw, own = with_think(kw, {k:v for k,v in tk.items() if k not in kwargs or k=='reasoning'}, self._target)  # (a `reasoning` dict given: merged with think's)
+    kw, own = with_think(kw, {k:v for k,v in tk.items() if k not in kwargs or k=='reasoning'}, target)  # (a `reasoning` dict given: merged with think's)
     if own: self._adjust(None, 'think', f"think={think!r} not applied: the `reasoning` given sets effort {own!r}, which is sent in its place")
     if lowered: self._fit_thinking(kw, think, lowered)  # (however thinking was asked for)
     if kw.get('tools'):
-        kw['tools'], notes = gemini_tools(kw['tools'], self._target)
+        kw['tools'], notes = gemini_tools(kw['tools'], target)
         for n in notes: self._adjust(None, 'schema', f"tool schemas for {m}: {n}, as Gemini's schemas have neither (litellm would leave them out)")
-    if self._group() and self._target!=m:  # a Router group of one model: that model's fixes, under the group's name
-        res = adapt_request(kw | {'model': self._target}) | {'model': kw['model']}
+    if target!=m:  # a Router group of one model: that model's fixes, under the group's name
+        res = adapt_request(kw | {'model': target}) | {'model': kw['model']}
     else: res = adapt_request(kw)
     if 'temperature' in kw and 'temperature' not in res: self._adjust(None, 'temperature', _temp_dropped(f"{m} takes none here", kw['temperature']))
-    if n := reasoning_filled(self._target, kw, res):
+    if n := reasoning_filled(target, kw, res):
         self._adjust(None, 'reasoning', f"{n} tool-call message{'s'*(n>1)} without reasoning_content sent with it (their provider fields' reasoning, or a space): {m} thinks, and refuses tool calls without it; the history is unchanged")
-    if n := prompts_joined(self._target, kw, res):
+    if n := prompts_joined(target, kw, res):
         self._adjust(None, 'prompt_joined', f"{n} prompt{'s'*(n>1)} right after tool results sent at the end of the last result: {m} refuses a user message after a tool message; the history keeps {'them' if n>1 else 'it'}")
     if _thinks(kw) and not _thinks(res):
         self._adjust(None, 'think', f"thinking left out of this request: the tool loop it continues began without {m}'s thinking (on another model, "
@@ -878,10 +878,10 @@ def _tool_round(self:Chat, t, tcs):
     self._after_round(t, tcs, pairs)
     return pairs
 
-def _next_step(t, r, tcs, pairs):
-    "What follows response `r` of turn `t`: 'stop', 'pause' (send the history back), 'steer' (answer interjections), 'final' (ask to wrap up) or 'next'"
+def _next_step(t, pz, tcs, pairs):
+    "What follows a response of turn `t` (`pz`: did the provider pause it?): 'stop', 'pause' (send the history back), 'steer' (answer interjections), 'final' (ask to wrap up) or 'next'"
     if t.steer.stopping: return 'final' if tcs and not (t.final or t.steer.now) else 'stop'
-    if not tcs: return 'pause' if paused(r) and t.pauses<max_pauses else 'steer' if t.steer.pending else 'stop'
+    if not tcs: return 'pause' if pz and t.pauses<max_pauses else 'steer' if t.steer.pending else 'stop'
     if t.final: return 'stop'
     if t.step>=t.max_steps or t.over_cost or (t.stall and t.stall.stalled) or any(isinstance(raw, StopResponse) for raw,_ in pairs): return 'final'
     return 'next'
@@ -949,16 +949,16 @@ def _turn(self:Chat, msg=None, **kw):
             m = self._record(t, r)
             if t.pauses: join_paused_results(self._hist[-2], m)  # a search the pause left pending: its result goes back beside its call
             # (marked before it goes out: a turn stopped there answers only our own calls, as `_client_calls` reads them)
-            if paused(r): mark_paused(m)  # (kept with the message: its pending searches stay the provider's)
+            if pz := paused(r): mark_paused(m)  # (kept with the message: its pending searches stay the provider's)
             _mark_provider_calls(t, self, m)
-            if t.pauses>=max_pauses and paused(r):  # not continued again: the reply may be unfinished
+            if t.pauses>=max_pauses and pz:  # not continued again: the reply may be unfinished
                 add_warning(r, f"The provider paused this turn {t.pauses} times, the most lisette continues (`lisette.chat.max_pauses`): it may be unfinished.")
             yield _Out(r)
             tcs = _client_calls(m)
             if tcs and t.final: yield from self._decline(tcs)  # tool rounds used up: answered, never run
             pairs = (yield from self._tool_round(t, tcs)) if tcs and not t.final else []
             if tcs and not t.final: t.over_cost = self._spent()
-            if (step := _next_step(t, r, tcs, pairs))=='stop': break
+            if (step := _next_step(t, pz, tcs, pairs))=='stop': break
             t.msgs = self._advance(t, step)
         ok = True
     finally:

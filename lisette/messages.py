@@ -53,17 +53,26 @@ def stop_reason(r):
     return r.choices[0].finish_reason
 
 # %% ../nbs/01_messages.ipynb #9af5fa28
+_models = {}  # class: is it a pydantic model (and no dict)? `isinstance` through pydantic's ABC metaclass is slow, and `_get` runs ~30 times a turn
+
+def _is_model(c):
+    if len(_models)>512: _models.clear()  # (classes made on the fly must not pile up)
+    v = _models[c] = issubclass(c, BaseModel) and not issubclass(c, dict)
+    return v
+
 def _get(o, *ks):
     "`o[k]` for dicts, `o.k` for objects, following keys `ks`; None when missing. Skips pydantic's slow path for missing attributes (~17 µs each)."
     for k in ks:
         if o is None: return None
-        if o.__class__ is dict or isinstance(o, dict): o = o.get(k)
-        elif isinstance(o, BaseModel):
+        if (c := o.__class__) is dict: o = o.get(k)
+        elif _models.get(c) or (c not in _models and _is_model(c)):
             d = o.__dict__
             o = d[k] if k in d else (o.__pydantic_extra__ or {}).get(k)
+        elif isinstance(o, dict): o = o.get(k)
         else: o = getattr(o, k, None)
     return o
 
+# %% ../nbs/01_messages.ipynb #435bb47e
 def _tc_line(tc): return f"🔧 {nested_idx(tc,'function','name')}({nested_idx(tc,'function','arguments')})"
 
 def _shown_calls(msg):
