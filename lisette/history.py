@@ -541,12 +541,17 @@ def _has_surrogate(s):
 
 def _fix_str(s): return s.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace')
 
+_strs = frozenset({str})
+
 def fix_surrogates(o)->int:
     "Replace lone surrogates in the strings of `o` (dicts, lists, litellm objects) in place by U+FFFD; the number of strings changed"
     n = 0
     def walk(o):
         nonlocal n
-        if isinstance(o, dict): items, put = list(o.items()), o.__setitem__
+        if isinstance(o, dict):
+            if _strs.issuperset(map(type, o.values())) and not _has_surrogate(''.join(o.values())): return  # (text messages, most of a history: one check)
+            items, put = list(o.items()), o.__setitem__
+        elif o.__class__ is Message and (pc := _plain_calls(o)) and (t := pc[1]) is not None and not _has_surrogate(''.join(t)): return  # (a plain tool-call message: all its text)
         elif isinstance(o, list): items, put = list(enumerate(o)), o.__setitem__
         elif hasattr(o, '__dict__') and not isinstance(o, type):  # litellm objects: their fields (a field litellm deleted is None) and pydantic's extras
             items, put = [*vars(o).items(), *(getattr(o, '__pydantic_extra__', None) or {}).items()], partial(setattr, o)

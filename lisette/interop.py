@@ -430,6 +430,8 @@ def _enc(o):
     if hasattr(o, 'model_dump'): return _enc(o.model_dump())
     raise TypeError(f"save_chat: cannot store a {type(o).__name__} found in the history")
 
+_scalars = frozenset({str, int, float, bool, NoneType})
+
 def _dec(o):
     if isinstance(o, list): return [_dec(v) for v in o]
     if not isinstance(o, dict): return o
@@ -444,7 +446,8 @@ def _dec(o):
                 raise ValueError(f"a tool call's {k!r} is not a field a saved chat has")
             setattr(tc, k, v)
         return tc
-    return {k:_dec(v) for k,v in o.items()}
+    if _scalars.issuperset(map(type, o.values())): return o.copy()  # (text messages and results, most of a file: one C-speed pass)
+    return {k: v if v.__class__ in _scalars else _dec(v) for k,v in o.items()}
 
 def _jsonable(v):
     try: return json.loads(json.dumps(v, allow_nan=False))==v
@@ -579,24 +582,36 @@ def _saved_fields(o):
     "The fields of saved message `o` as the file holds them (a `Message`'s are tagged)"
     return o.get('fields') if o.__class__ is dict and o.get('__lisette__')=='Message' else o
 
+def _saved_msg(o, i, src):
+    "Saved message `o` (number `i`) decoded"
+    if (f := _saved_fields(o)).__class__ is dict and f.get('function_call') is not None and not _legacy_call_ok(f['function_call']):  # (before decoding: a `Message` takes only a call's object, and says no more)
+        raise SavedChatError(src, f"hist[{i}].function_call", f"message {i}: 'function_call' {_legacy_call}")
+    try: return _dec(o)
+    except RecursionError: raise SavedChatError(src, f"hist[{i}]", "nests too deeply") from None
+    except Exception as e: raise SavedChatError(src, f"hist[{i}]", f"not a message ({type(e).__name__}: {e})") from None
+
+def _check_saved(m, i, src):
+    "Raise `SavedChatError` if decoded message `m` (number `i`) is no valid message"
+    try: check_msg(m, i)
+    except MessageFormatError as e: raise SavedChatError(src, f"hist[{i}]" + (f".{e.field}" if e.field else ''), str(e)) from None
+    if p := _psf_problem(m): raise SavedChatError(src, f"hist[{i}].provider_specific_fields", p)
+
 def _hist_of(d, src):
-    "The decoded, checked history of state `d`, lone surrogates repaired"
+    "(the decoded, checked history of state `d`, lone surrogates repaired; how many strings were; its byte bound if it is valid as it is, else None)"
     hs, hist = _field(d, 'hist', _is(list), "a list of messages", src), []
     for i,o in enumerate(hs):
-        if (f := _saved_fields(o)).__class__ is dict and f.get('function_call') is not None and not _legacy_call_ok(f['function_call']):  # (before decoding: a `Message` takes only a call's object, and says no more)
-            raise SavedChatError(src, f"hist[{i}].function_call", f"message {i}: 'function_call' {_legacy_call}")
-        try: m = _dec(o)
-        except RecursionError: raise SavedChatError(src, f"hist[{i}]", "nests too deeply") from None
-        except Exception as e: raise SavedChatError(src, f"hist[{i}]", f"not a message ({type(e).__name__}: {e})") from None
-        try: check_msg(m, i)
-        except MessageFormatError as e: raise SavedChatError(src, f"hist[{i}]" + (f".{e.field}" if e.field else ''), str(e)) from None
-        if p := _psf_problem(m): raise SavedChatError(src, f"hist[{i}].provider_specific_fields", p)
-        hist.append(m)
-    return hist, fix_surrogates(hist)
+        try: hist.append(_saved_msg(o, i, src))
+        except SavedChatError:
+            for j,m in enumerate(hist): _check_saved(m, j, src)  # (a problem of a message before it is told first)
+            raise
+    # valid as a whole in one pass (most files): then no message holds what `check_msg` refuses, and none is checked again
+    if (b := _plain_bytes(hist, pending_ok=True)) is None:
+        for i,m in enumerate(hist): _check_saved(m, i, src)
+    return hist, fix_surrogates(hist), b  # (a lone surrogate and the U+FFFD that replaces it take the same bytes: the bound holds)
 
-def _whole_hist(hist, src, repair, cache=True):
-    "(history, repairs, bound): `hist` checked as a whole, as `Chat(hist=...)` checks it; with `repair`, repaired instead of refused"
-    if (b := _plain_bytes(hist, pending_ok=True)) is not None: return hist, [], b  # valid as it is (most files), bounded on the way
+def _whole_hist(hist, src, repair, cache=True, b=None):
+    "(history, repairs, bound): `hist` checked as a whole, as `Chat(hist=...)` checks it; with `repair`, repaired instead of refused (`b`: its byte bound, known when it is valid as it is)"
+    if b is not None: return hist, [], b
     mx = math.inf if cache else max_cache_ckpts  # any number of cache checkpoints when the next turn moves them (they are recorded in `_ckpts`); else as they go
     try:
         try: check_hist(hist, pending_ok=True, max_ckpts=mx); repairs = []
@@ -628,7 +643,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
         why = "Upgrade lisette to load it." if v>chat_format_version else "No lisette writes it."
         raise SavedChatError(src, 'version', f"format version {v}; this lisette reads version {chat_format_version}. {why}")
     model = _field(d, 'model', lambda x: isinstance(x, str) and bool(x), "a model name", src)
-    sp, (hist, fixed) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src)
+    sp, (hist, fixed, b) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src)
     tcr = d.get('tc_res')
     if not (tcr is None or isinstance(tcr, dict)): raise SavedChatError(src, 'tc_res', f"expected an object or null, got {type(tcr).__name__}")
     reprs = d.get('tc_res_repr', [])
@@ -641,8 +656,8 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     chat.sp = kw.get('sp', sp)  # as saved: Chat(tc_refs=True) would add the references prompt a second time
     for k in ('sp', 'tool_reminder'):  # the file's text, like its history's, without lone surrogates
         if k not in kw and isinstance(v := getattr(chat, k), str) and _has_surrogate(v): setattr(chat, k, _fix_str(v)); fixed += 1
-    hist, repairs, b = _whole_hist(hist, src, chat.repair, chat.cache)
-    chat._hist, chat._ckpts = hist, [(m, i) for i,m in enumerate(hist) if _has_cache(m)]  # as saved, cache checkpoints included
+    plain, (hist, repairs, b) = b is not None, _whole_hist(hist, src, chat.repair, chat.cache, b)
+    chat._hist, chat._ckpts = hist, [] if plain else [(m, i) for i,m in enumerate(hist) if _has_cache(m)]  # as saved, cache checkpoints included (a plain history has none)
     chat._hist_bound, chat._checked = (len(hist), b), len(hist)  # read and checked now, with the rest of the file: the first turn need not again
     # the provider's count of the saved request, so the first turn need not count a long history again; only for the
     # history, system prompt and tools it was counted on (the sizes differ if any changed since: then it is counted anew)
