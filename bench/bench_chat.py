@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_chat.py
 """
 import os; os.environ.setdefault('LITELLM_LOCAL_MODEL_COST_MAP', 'True')
-import asyncio, socket, statistics, subprocess, sys, time
+import asyncio, json, socket, statistics, subprocess, sys, time
 import httpx
 import litellm
 from litellm import ModelResponse
@@ -108,6 +108,7 @@ def loaded_history(tmp):
         ft = statistics.median(first(mk) for _ in range(11))
         path = save_chat(Chat('claude-sonnet-4-5', hist=hist, cache=True, max_tokens=64000), tmp/'big.json')
         fl = statistics.median(first(lambda: load_chat(path, completefunc=lambda **kw: canned)) for _ in range(5))
+        lt, jt = med(lambda: load_chat(path), 7), med(lambda: json.loads(path.read_text()), 7)  # loading itself, against reading its JSON
         c = mk(); c('next'); counted = c._ctx[2] if len(c._ctx)>2 else False  # near the window, the first turn counts exactly
         # the usual file: saved after a turn, whose reply carried the provider's count of the request (kept in the file)
         used = ModelResponse(model='claude-sonnet-4-5', choices=[dict(message=dict(role='assistant', content='ok'), finish_reason='stop')],
@@ -118,7 +119,8 @@ def loaded_history(tmp):
         print(f"5,000-message history ({name}): Chat(hist=) {ctor*1e3:.2f} ms (target <= 2), first turn after Chat(hist=) "
               f"{ft*1e3:.2f} ms, after load_chat {fl*1e3:.2f} ms, after load_chat of a chat saved after a turn {fu*1e3:.2f} ms "
               "(target <= 2; max_tokens=64,000 of Sonnet 4.5's 200k)" + ("; counted exactly: the estimate is over half the budget" if counted else ''))
-        res[name] = dict(ctor=ctor, first=ft, first_loaded=fl, first_used=fu, counted=counted)
+        print(f"  load_chat of that file: {lt*1e3:.1f} ms ({lt/jt:.1f}x json.loads of it, {jt*1e3:.1f} ms)")
+        res[name] = dict(ctor=ctor, first=ft, first_loaded=fl, first_used=fu, counted=counted, load=lt, load_json=jt)
     return res
 
 def first_item(kw):
