@@ -556,6 +556,32 @@ def test_load_refuses_a_broken_history(tmp_path, cls):
     p, _ = _broken_save(tmp_path, {1})  # the results lost their call
     with pytest.raises(SavedChatError, match=r"hist\[1\]: .*orphan|hist\[1\]: .*no matching tool call"): load_chat(p, cls=cls)
 
+def test_load_names_the_first_bad_message(tmp_path):
+    "A file with several bad messages names the first, whatever is wrong with it (its shape, or a message that does not decode), as message by message it did"
+    p, _ = _broken_save(tmp_path, set())
+    d = json.loads(p.read_text())
+    d['hist'][0]['role'] = 'narrator'  # a shape check_msg refuses
+    d['hist'][1]['fields'] = 5  # no message at all
+    p.write_text(json.dumps(d))
+    with pytest.raises(SavedChatError, match=r"hist\[0\].*narrator") as e: load_chat(p)
+    assert e.value.field.startswith('hist[0]')
+    d['hist'][0]['role'] = 'user'
+    p.write_text(json.dumps(d))
+    with pytest.raises(SavedChatError, match=r"hist\[1\]: not a message"): load_chat(p)
+    del d['hist'][1]  # a whole history in the quick form but one tool result's id: its own message is named (not the quick pass's verdict)
+    d['hist'][1]['tool_call_id'] = 7
+    p.write_text(json.dumps(d))
+    with pytest.raises(SavedChatError, match=r"hist\[1\].*tool_call_id"): load_chat(p)
+
+def test_loaded_plain_history_bound_holds_after_mending(tmp_path):
+    "A plain history (text, client tool rounds) is bounded before its lone surrogates are mended: the bound is the mended history's, and it has no cache checkpoints"
+    from lisette.history import _plain_bytes
+    q = mk_tc_req('Adding ü.', [mk_tc('add', a=1, b=2), mk_tc('add', a=3, b=4)])
+    chat = Chat('anthropic/claude-sonnet-4-5', hist=['Add 1+2 and 3+4', q, mk_tc_result(q.tool_calls[0], '3'), mk_tc_result(q.tool_calls[1], '7'), '3 and 7 \ud800'])
+    c = load_chat(chat.save(tmp_path/'c.json'))
+    assert c.hist[-1]['content'] == '3 and 7 \ufffd' and c._ckpts == []
+    assert c._hist_bound == (5, _plain_bytes(c.hist, pending_ok=True))
+
 async def test_load_repairs_a_broken_history_and_says_so(tmp_path, fake_provider):
     "With repair=True the history is repaired (the lost result answered as interrupted), reported, and the provider takes it"
     fp = fake_provider
