@@ -249,6 +249,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'lisette.history._plain': ('history.html#_plain', 'lisette/history.py'),
                                  'lisette.history._plain_bytes': ('history.html#_plain_bytes', 'lisette/history.py'),
                                  'lisette.history._plain_calls': ('history.html#_plain_calls', 'lisette/history.py'),
+                                 'lisette.history._plain_shape': ('history.html#_plain_shape', 'lisette/history.py'),
                                  'lisette.history._shape_ok': ('history.html#_shape_ok', 'lisette/history.py'),
                                  'lisette.history._signature': ('history.html#_signature', 'lisette/history.py'),
                                  'lisette.history._signatures': ('history.html#_signatures', 'lisette/history.py'),

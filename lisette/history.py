@@ -255,6 +255,16 @@ def check_hist(
                                "remove the extra ones with remove_cache_ckpts, or repair the history (keeps the last ones)", 'cache')
     if open_ and not pending_ok: raise _dangling(blk, open_)
 
+# %% ../nbs/01b_history.ipynb #23ca40ac
+_text_roles = ('system', 'developer', 'user', 'assistant')
+
+def _plain_shape(m)->bool:
+    "Is `m` a text message dict, a text tool result dict or a `Message` asking for client tools, as `check_msg` passes them?"
+    if m.__class__ is not dict: return (pc := _plain_calls(m)) is not None and pc[1] is not None
+    if m.get('content').__class__ is not str: return False
+    if len(m)==2: return m.get('role') in _text_roles
+    return m.keys()<=_result_keys and m.get('role')=='tool' and (t := m.get('tool_call_id')).__class__ is str and bool(t) and m.get('name').__class__ in (str, NoneType)
+
 # %% ../nbs/01b_history.ipynb #12185343
 def _plain_bytes(
     msgs:list, # The history: dicts or litellm `Message`s

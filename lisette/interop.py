@@ -14,7 +14,7 @@ from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, MessageFormatError, _legacy_call, _legacy_call_ok, _get, _has_cache, _part_types, _nonblank, _audio_problem, max_cache_ckpts
-from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
+from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _plain_shape, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
 from .tools import _provider_ran, _provider_marked, _tc_id, _tc_name
 from .providers import paused_msg
 from .context import _msgs_bound, _bytes_bound
@@ -597,7 +597,7 @@ def _check_saved(m, i, src):
     if p := _psf_problem(m): raise SavedChatError(src, f"hist[{i}].provider_specific_fields", p)
 
 def _hist_of(d, src):
-    "(the decoded, checked history of state `d`, lone surrogates repaired; how many strings were; its byte bound if it is valid as it is, else None)"
+    "(the decoded, checked history of state `d`, lone surrogates repaired; how many strings were; if it is valid as it is, its byte bound and the indices of its tool rounds, else None)"
     hs, hist = _field(d, 'hist', _is(list), "a list of messages", src), []
     for i,o in enumerate(hs):
         try: hist.append(_saved_msg(o, i, src))
@@ -605,9 +605,10 @@ def _hist_of(d, src):
             for j,m in enumerate(hist): _check_saved(m, j, src)  # (a problem of a message before it is told first)
             raise
     # valid as a whole in one pass (most files): then no message holds what `check_msg` refuses, and none is checked again
-    if (b := _plain_bytes(hist, pending_ok=True)) is None:
-        for i,m in enumerate(hist): _check_saved(m, i, src)
-    return hist, fix_surrogates(hist), b  # (a lone surrogate and the U+FFFD that replaces it take the same bytes: the bound holds)
+    if (b := _plain_bytes(hist, True, rounds := [])) is None:  # (a cache checkpoint, a part that is no text, ...: the messages of the usual shapes still need no check)
+        for i,m in enumerate(hist):
+            if not _plain_shape(m): _check_saved(m, i, src)
+    return hist, fix_surrogates(hist), (None if b is None else (b, rounds))  # (a lone surrogate and the U+FFFD that replaces it take the same bytes: the bound holds)
 
 def _whole_hist(hist, src, repair, cache=True, b=None):
     "(history, repairs, bound): `hist` checked as a whole, as `Chat(hist=...)` checks it; with `repair`, repaired instead of refused (`b`: its byte bound, known when it is valid as it is)"
@@ -643,7 +644,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
         why = "Upgrade lisette to load it." if v>chat_format_version else "No lisette writes it."
         raise SavedChatError(src, 'version', f"format version {v}; this lisette reads version {chat_format_version}. {why}")
     model = _field(d, 'model', lambda x: isinstance(x, str) and bool(x), "a model name", src)
-    sp, (hist, fixed, b) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src)
+    sp, (hist, fixed, plain) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src)
     tcr = d.get('tc_res')
     if not (tcr is None or isinstance(tcr, dict)): raise SavedChatError(src, 'tc_res', f"expected an object or null, got {type(tcr).__name__}")
     reprs = d.get('tc_res_repr', [])
@@ -656,8 +657,9 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     chat.sp = kw.get('sp', sp)  # as saved: Chat(tc_refs=True) would add the references prompt a second time
     for k in ('sp', 'tool_reminder'):  # the file's text, like its history's, without lone surrogates
         if k not in kw and isinstance(v := getattr(chat, k), str) and _has_surrogate(v): setattr(chat, k, _fix_str(v)); fixed += 1
-    plain, (hist, repairs, b) = b is not None, _whole_hist(hist, src, chat.repair, chat.cache, b)
+    hist, repairs, b = _whole_hist(hist, src, chat.repair, chat.cache, plain[0] if plain else None)
     chat._hist, chat._ckpts = hist, [] if plain else [(m, i) for i,m in enumerate(hist) if _has_cache(m)]  # as saved, cache checkpoints included (a plain history has none)
+    if plain: chat._scan = (list(hist), plain[1])  # where its tool rounds are, as `Chat(hist=)` notes them: the first request need not look for them
     chat._hist_bound, chat._checked = (len(hist), b), len(hist)  # read and checked now, with the rest of the file: the first turn need not again
     # the provider's count of the saved request, so the first turn need not count a long history again; only for the
     # history, system prompt and tools it was counted on (the sizes differ if any changed since: then it is counted anew)
