@@ -196,6 +196,13 @@ def _refusal_text(p):
 def _refusals(m): return (c := _get(m, 'content')).__class__ is list and any(p.__class__ is dict and p.get('type')=='refusal' for p in c)
 def _refusal_echo(m): return (psf := _get(m, 'provider_specific_fields')).__class__ is dict and 'refusal' in psf  # (litellm 1.106's `refusal: None` on OpenAI replies)
 
+_sent_as_is = ('openai', 'deepseek', 'mistral')  # providers litellm sends an assistant message's fields as they are (it rewrites them for Anthropic, Gemini, Responses)
+
+def _empty_psf(m, kind, echo):
+    "Does message `m` carry provider fields all None (litellm's `{citations: None, thinking_blocks: None}` on Anthropic's replies) that provider `kind` would get as they are? (strict servers refuse the unknown field, and nothing is in it)"
+    psf = _get(m, 'provider_specific_fields')
+    return kind in _sent_as_is and psf.__class__ is dict and bool(psf) and not any(v is not None for v in psf.values()) and not (echo and 'refusal' in psf)  # (`echo`: OpenAI's own)
+
 def _who(kind, model):
     "Who a note names as the receiver: the model for a server speaking OpenAI's protocol (OpenAI's or another's, Mistral's), else the provider"
     return model if kind in ('openai', 'mistral') else _names.get(kind, kind)
@@ -226,7 +233,7 @@ def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True, details=Tr
     if (o := reasoning_origin(m)) not in (None, 'text', kind) or o=='text' and kind in _no_reasoning_text or _search_parts(m, kind) or _compaction(m, kind) or _gemini_fields(m, kind) or _responses_replay(m, kind) or _made_images(m, kind, refusals): return True  # (`refusals`: OpenAI's own APIs)
     if _get(m, 'audio') is not None: return True  # (sent as a reference, or as its transcript)
     if not refusals and (_refusals(m) or _get(m, 'refusal') is not None): return True
-    if not echo and _refusal_echo(m): return True
+    if not echo and _refusal_echo(m) or _empty_psf(m, kind, echo): return True
     if not details and _get(m, 'reasoning_details') is not None: return True
     if not cache and _get(m, 'cache_control'): return True
     for tc in _get(m, 'tool_calls') or []:
@@ -271,8 +278,12 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
     if origin=='mistral' and kind!='mistral':  # (a mark, not a signature: the text goes on as a Mistral reply not streamed has it)
         rc = norm_reasoning(m)[1]
         set_('thinking_blocks', None)
-        if rc: set_('reasoning_content', rc)
-        notes.append((i, "thinking from Mistral kept as reasoning_content text only, as a reply not streamed has it (its thinking blocks are Mistral's)"))
+        if kind in _no_reasoning_text:  # (litellm would leave the text out without a word: it has nowhere to put it)
+            set_('reasoning_content', None)
+            notes.append((i, f"thinking from Mistral left out ({_names[kind]} takes no reasoning text back, and its thinking blocks are Mistral's)"))
+        else:
+            if rc: set_('reasoning_content', rc)
+            notes.append((i, "thinking from Mistral kept as reasoning_content text only, as a reply not streamed has it (its thinking blocks are Mistral's)"))
     elif origin=='text' and kind in _no_reasoning_text:  # (litellm leaves it out without a word: it has nowhere to put it)
         set_('reasoning_content', None)
         notes.append((i, f"reasoning text from a Chat Completions provider left out ({_names[kind]} takes no reasoning text back)"))
@@ -304,6 +315,7 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
     if not _takes_refusals(kind, model): _fit_refusal(m, kind, model, notes, i, set_)
     if not echo and _refusal_echo(m): set_('provider_specific_fields', {k:v for k,v in _get(m, 'provider_specific_fields').items() if k!='refusal'} or None)  # (None: nothing lost)
     if aa := _audio_as(m, kind, model): _fit_audio(m, aa, notes, i, set_)
+    if _empty_psf(m, kind, echo): set_('provider_specific_fields', None)  # (no note: nothing in them)
     tcs = _get(m, 'tool_calls') or []
     keep = []
     for tc in tcs:
@@ -341,7 +353,7 @@ def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True, 
     # most of a long history's assistant messages only ask for client tools: told apart in the few lookups `_plain_calls`
     # makes (no reasoning, search parts, audio, refusal, checkpoint or `srvtoolu_` call), as `_get` reads a `Message` slowly
     if role=='assistant' and (pc := _plain_calls(m)) is not None and (t := pc[1]) is not None and not _has_signatures(m):
-        need = _plain_needs_fit(t[len(t)-3*len(pc[0]):], kind) or not echo and _refusal_echo(m)
+        need = _plain_needs_fit(t[len(t)-3*len(pc[0]):], kind) or not echo and _refusal_echo(m) or _empty_psf(m, kind, echo)
     else:
         need = _needs_fit(m, kind, cache, answered, refusals, echo, details) if role=='assistant' else not cache and _has_ckpt(m)
         if any(_srv(_tc_id(tc)) for tc in _get(m, 'tool_calls') or []): return need

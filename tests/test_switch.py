@@ -502,11 +502,13 @@ def test_streamed_magistral_thinking(fake_provider):
     chat.model, chat.api_base = 'anthropic/claude-sonnet-4-5', fp.anthropic_base
     fp.queue('Yes.')
     chat('Really?')
-    assert [d for k,d in chat.adjustments if k=='switch'] == ["message 1: thinking from Mistral kept as reasoning_content text only, as a reply not streamed has it (its thinking blocks are Mistral's)"]
+    # Anthropic takes no reasoning text back (litellm drops it): the note says it is left out, not kept (it said "kept as reasoning_content")
+    assert [d for k,d in chat.adjustments if k=='switch'] == ["message 1: thinking from Mistral left out (Anthropic takes no reasoning text back, and its thinking blocks are Mistral's)"]
     assert fp.last['messages'][1]['content'] == [{'type': 'text', 'text': '2 + 2 = 4'}]  # (no thinking block signed 'mistral': Anthropic would refuse it)
     chat.model, chat.api_base = 'openai/gpt-5-mini', fp.openai_base
     fp.queue('Yes.')
     chat('And you?')
+    assert "message 1: thinking from Mistral kept as reasoning_content text only, as a reply not streamed has it (its thinking blocks are Mistral's)" in [d for k,d in chat.adjustments if k=='switch']
     assert fp.last['messages'][1].get('reasoning_content') == 'The user is asking for 2+2. This is basic arithmetic. 2+2=4.' and 'thinking_blocks' not in fp.last['messages'][1]
 
 @pytest.mark.parametrize('stream', [False, True])
@@ -588,3 +590,21 @@ def test_reasoning_text_left_out_is_reported(fake_provider, target, base):
     name = 'Anthropic' if target.startswith('anthropic') else 'OpenAI Responses'
     assert [d for k,d in chat.adjustments if k=='switch'] == [f"message 1: reasoning text from a Chat Completions provider left out ({name} takes no reasoning text back)"]
     assert chat.hist[1].reasoning_content == 'SECRETREASON'
+
+@pytest.mark.parametrize('first,then', [(('anthropic/claude-sonnet-4-5', 'anthropic_base'), ('openai/gpt-4o-mini', 'openai_base')),
+                                        (('anthropic/claude-sonnet-4-5', 'anthropic_base'), ('deepseek/deepseek-chat', 'openai_base'))])
+def test_switch_sends_no_empty_provider_fields(fake_provider, first, then):
+    "An Anthropic reply without thinking carries litellm's provider fields of Nones: a server speaking OpenAI's protocol is not sent them (strict ones refuse the unknown field); the history keeps them"
+    fp = fake_provider
+    chat = Chat(first[0], tools=[lookup], api_base=getattr(fp, first[1]), api_key='k')
+    fp.queue(Reply('Looking.', tool_calls=[('lookup', {'key': 'a'})]), 'Found.')
+    chat('Go')
+    psfs = [h.provider_specific_fields for h in chat.hist if not isinstance(h, dict) and h.role=='assistant']
+    assert psfs and all(p and not any(p.values()) for p in psfs)  # (litellm's {citations: None, thinking_blocks: None})
+    chat.model, chat.api_base = then[0], getattr(fp, then[1])
+    fp.queue('Again.')
+    chat('More')
+    sent = [m for m in fp.requests[-1].body['messages'] if m['role']=='assistant']
+    assert len(sent)==2 and not any('provider_specific_fields' in m for m in sent), sent
+    assert [h.provider_specific_fields for h in chat.hist[:len(psfs)*2+1] if not isinstance(h, dict) and h.role=='assistant'][:len(psfs)] == psfs
+    assert not any('provider' in d for _,d in chat.adjustments)  # nothing in them: no note
