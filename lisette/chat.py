@@ -27,7 +27,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_lit
 from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
-from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, gemini_tools, close_models, reply_citations, link_citations,
+from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, gemini_tools, close_models, reply_citations, link_citations,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, prefill_msg, prompts_joined, reasoning_filled, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
@@ -498,6 +498,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     if 'reasoning_effort' in tk and ((sparams and 'reasoning_effort' not in sparams) or (info and not info.get('supports_reasoning'))):
         self._adjust(None, 'think', f"think={think!r} ignored: litellm says {m} does not reason")
         think, tk = None, {}
+    elif think and thinking_as_prompt(self._target): self._adjust(None, 'think', f"think={think!r} sent as litellm's reasoning system prompt (before the chat's own, if any), not as an effort: {m} takes no effort level, so every level is the same request")
     elif think and eff!=effort.get(think, think): self._adjust(None, 'effort', f"think={think!r} sent as effort {eff!r}")
     if (t := ifnone(temp, self.temp)) is not None:
         if think: self._adjust(None, 'temperature', _temp_dropped("thinking needs the provider's default temperature", t))

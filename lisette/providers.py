@@ -8,16 +8,16 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'droppable_fields', 'min_thinking_budget', 'unnamed_tool', 'model_info', 'supported_params', 'has_search',
            'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params',
            'reasoning_filled', 'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw',
-           'with_think', 'thinking_budget', 'gemini_tools', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused',
-           'paused_msg', 'mark_paused', 'join_paused_results', 'prefill_msg', 'text_splits_reasoning', 'context_tokens',
-           'supports_cache_ckpts', 'close_models', 'missing_keys', 'without_sdk_retries', 'close_stream',
-           'aclose_stream', 'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_usage',
-           'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error',
-           'quota_exhausted', 'failed_locally', 'keep_built', 'built_response', 'reply_citations',
-           'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk', 'install_mends',
-           'adapt_request', 'litellm_made_id', 'prompts_after_results', 'prompts_joined', 'provider_call_names',
-           'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details',
-           'link_citations']
+           'thinking_as_prompt', 'with_think', 'thinking_budget', 'gemini_tools', 'CodexAuthError', 'codex_auth_file',
+           'codex_auth', 'paused', 'paused_msg', 'mark_paused', 'join_paused_results', 'prefill_msg',
+           'text_splits_reasoning', 'context_tokens', 'supports_cache_ckpts', 'close_models', 'missing_keys',
+           'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished',
+           'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard',
+           'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response',
+           'reply_citations', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk',
+           'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results', 'prompts_joined',
+           'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal',
+           'openrouter_details', 'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, operator, os, re, sys, threading, time, traceback
@@ -359,6 +359,16 @@ def think_kw(m:str, think)->tuple:
     if think=='x': e = 'xhigh' if model_info(m).get('supports_xhigh_reasoning_effort') else 'high'
     if m.startswith('chatgpt/'): return dict(reasoning={'effort': e, 'summary': 'auto'}), e
     return dict(reasoning_effort=e), e
+
+# %% ../nbs/04_providers.ipynb #5ffcfb3b
+@functools.cache
+def thinking_as_prompt(m:str)->bool:
+    "Does litellm send model `m` a request's thinking as its reasoning system prompt, not as a parameter (Magistral on Mistral's API)?"
+    if not m.lower().startswith('mistral/'): return False
+    from litellm.llms.mistral.chat.transformation import MistralConfig
+    try: p = MistralConfig().map_openai_params({'reasoning_effort': 'low'}, {}, m.partition('/')[2], drop_params=False)
+    except Exception: return False  # (refused: litellm says so itself)
+    return bool(p.get('_add_reasoning_prompt')) and 'reasoning_effort' not in p
 
 # %% ../nbs/04_providers.ipynb #dcd57ddb
 _reasoning_routes = ('openai/responses/', 'responses/', 'chatgpt/')  # where litellm sends a `reasoning` dict, in place of `reasoning_effort`

@@ -123,6 +123,22 @@ def test_think_ignored_without_reasoning(fake_provider):
     chat('hi', think='l')
     assert 'thinking' not in fp.last and 'think' in kinds(chat)
 
+@pytest.mark.parametrize('think', ['l', 'h'])
+def test_think_on_magistral_is_a_system_prompt(fake_provider, think):
+    """litellm sends Magistral (Mistral's API) no `reasoning_effort`: any level becomes its reasoning system prompt, put
+    before the chat's own. It went without a word, as if the effort were sent; it is reported (Mistral Large: said to take none)"""
+    fp = fake_provider
+    fp.queue("ok", "ok")
+    chat = Chat('mistral/magistral-medium-latest', sp='Be brief.', api_base=fp.openai_base, api_key='k')
+    chat('hi', think=think)
+    sys_ = fp.last['messages'][0]
+    assert 'reasoning_effort' not in fp.last and sys_['role']=='system' and sys_['content'].endswith('Be brief.') and '<think>' in sys_['content']
+    assert [a.detail for a in chat.adjustments if a.kind=='think'] == [f"think={think!r} sent as litellm's reasoning system prompt (before the chat's own, if any), "
+                                                                     "not as an effort: mistral/magistral-medium-latest takes no effort level, so every level is the same request"]
+    large = Chat('mistral/mistral-large-latest', api_base=fp.openai_base, api_key='k')
+    large('hi', think=think)
+    assert 'reasoning_effort' not in fp.last and [a.detail for a in large.adjustments if a.kind=='think'] == [f"think={think!r} ignored: litellm says mistral/mistral-large-latest does not reason"]
+
 def test_unknown_model(fake_provider):
     fp = fake_provider
     fp.queue("ok")
