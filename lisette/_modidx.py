@@ -182,6 +182,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._stream_failure': ('chat.html#_stream_failure', 'lisette/chat.py'),
                               'lisette.chat._stream_response': ('chat.html#_stream_response', 'lisette/chat.py'),
                               'lisette.chat._structured_value': ('chat.html#_structured_value', 'lisette/chat.py'),
+                              'lisette.chat._takes_no_tools': ('chat.html#_takes_no_tools', 'lisette/chat.py'),
                               'lisette.chat._takes_timeout': ('chat.html#_takes_timeout', 'lisette/chat.py'),
                               'lisette.chat._temp_dropped': ('chat.html#_temp_dropped', 'lisette/chat.py'),
                               'lisette.chat._thinks': ('chat.html#_thinks', 'lisette/chat.py'),

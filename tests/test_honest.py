@@ -139,6 +139,20 @@ def test_think_on_magistral_is_a_system_prompt(fake_provider, think):
     large('hi', think=think)
     assert 'reasoning_effort' not in fp.last and [a.detail for a in large.adjustments if a.kind=='think'] == [f"think={think!r} ignored: litellm says mistral/mistral-large-latest does not reason"]
 
+def test_tools_for_a_model_without_tools(fake_provider, monkeypatch):
+    """Perplexity takes no tools: litellm refused the request with an UnsupportedParamsError from deep inside, or, with
+    drop_params, sent it without them, without a word. Now a clear error before the request; with drop_params, reported"""
+    fp = fake_provider
+    chat = Chat('perplexity/sonar', tools=[add], api_base=fp.openai_base, api_key='k')
+    with pytest.raises(ValueError, match=r"perplexity/sonar takes no tools .*Make the chat without tools=.*litellm.drop_params=True"): chat('hi')
+    assert fp.requests == []
+    monkeypatch.setattr(litellm, 'drop_params', True)
+    fp.queue('ok')
+    chat = Chat('perplexity/sonar', tools=[add], api_base=fp.openai_base, api_key='k')
+    chat('hi')
+    assert 'tools' not in fp.last
+    assert [a.detail for a in chat.adjustments if a.kind=='tools'] == ["tools left out: litellm says perplexity/sonar takes none, and drop_params is set (the model answers without them)"]
+
 def test_unknown_model(fake_provider):
     fp = fake_provider
     fp.queue("ok")
