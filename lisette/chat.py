@@ -505,7 +505,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     if 'reasoning_effort' in tk and ((sparams and 'reasoning_effort' not in sparams) or (info and not info.get('supports_reasoning'))):
         self._adjust(None, 'think', f"think={think!r} ignored: litellm says {m} does not reason")
         think, tk = None, {}
-    elif think and thinking_as_prompt(self._target): self._adjust(None, 'think', f"think={think!r} sent as litellm's reasoning system prompt (before the chat's own, if any), not as an effort: {m} takes no effort level, so every level is the same request")
+    elif think and thinking_as_prompt(target): self._adjust(None, 'think', f"think={think!r} sent as litellm's reasoning system prompt (before the chat's own, if any), not as an effort: {m} takes no effort level, so every level is the same request")
     elif think and eff!=effort.get(think, think): self._adjust(None, 'effort', f"think={think!r} sent as effort {eff!r}")
     if (t := ifnone(temp, self.temp)) is not None:
         if think: self._adjust(None, 'temperature', _temp_dropped("thinking needs the provider's default temperature", t))
