@@ -1368,6 +1368,38 @@ def _mend_groq_reader():
 
 _on_first_request.append(_mend_groq_reader)
 
+# %% ../nbs/04_providers.ipynb #c190c385
+def _perplexity_read(cost):
+    "A Perplexity reply not streamed whose usage states `cost`, read as litellm reads one: the `ModelResponse`"
+    from litellm.llms.perplexity.chat.transformation import PerplexityChatConfig
+    from litellm.litellm_core_utils.llm_response_utils.convert_dict_to_response import convert_to_model_response_object
+    body = {'id': 'x', 'object': 'chat.completion', 'created': 0, 'model': 'sonar', 'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': 'hi'}, 'finish_reason': 'stop'}],
+            'usage': {'prompt_tokens': 1, 'completion_tokens': 1, 'total_tokens': 2, 'cost': cost}}
+    return convert_to_model_response_object(response_object=PerplexityChatConfig().transform_parsed_response_dict(body), model_response_object=litellm.ModelResponse())
+
+@functools.cache
+def _perplexity_cost_dict():
+    "Does litellm leave Perplexity's cost breakdown (a dict) in `Usage.cost`, a float field (1.106.2 and 1.110.2)?"
+    return isinstance(getattr(_perplexity_read({'total_cost': 0.5}).usage, 'cost', None), dict)
+
+def _cost_as_total(d):
+    "Reply body `d` with a cost breakdown in its usage's `cost` moved to `cost_breakdown`, and `cost` its `total_cost` (None when it has none)"
+    if not isinstance(u := d.get('usage') if isinstance(d, dict) else None, dict) or not isinstance(c := u.get('cost'), dict): return d
+    t = c.get('total_cost')
+    return d | {'usage': u | {'cost': float(t) if t.__class__ in (int, float) and 0<=t<float('inf') else None, 'cost_breakdown': c}}
+
+def _mend_perplexity_reader():
+    "Wrap litellm's reading of a Perplexity reply body so `usage.cost` is the total, while it leaves the breakdown there (idempotent)"
+    from litellm.llms.perplexity.chat.transformation import PerplexityChatConfig as P
+    if getattr(P.transform_parsed_response_dict, '_lisette', False) or not _perplexity_cost_dict(): return
+    read = P.transform_parsed_response_dict
+    @functools.wraps(read)
+    def transform_parsed_response_dict(self, parsed_response): return read(self, _cost_as_total(parsed_response))
+    transform_parsed_response_dict._lisette = True
+    P.transform_parsed_response_dict = transform_parsed_response_dict
+
+_on_first_request.append(_mend_perplexity_reader)
+
 # %% ../nbs/04_providers.ipynb #2c516bf9
 @functools.cache
 def _pool_lock_blocks_reentry():

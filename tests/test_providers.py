@@ -1147,6 +1147,25 @@ def test_perplexity_citations_link_their_sources(fake_provider, tmp_path, stream
         chat('And LA?')
     assert 'https://en.wikipedia.org/wiki/San_Francisco' in json.dumps(fp.last['messages'])  # the next request holds the sources too
 
+_PPLX_COST = {'input_tokens_cost': 0.00001, 'output_tokens_cost': 0.000251, 'request_cost': 0.005, 'total_cost': 0.005261}
+
+def test_perplexity_cost_breakdown_without_serializer_warning(fake_provider):
+    """Perplexity's usage states its cost as a breakdown (a dict); litellm's reader left it in `Usage.cost`, a float field,
+    and pydantic printed "Expected `float`" as litellm dumped the reply. Now no warning, and the cost is Perplexity's total
+    (a reply not streamed: litellm's stream reader is generic, and still keeps a streamed reply's dict)"""
+    from pathlib import Path
+    fp = fake_provider
+    b = json.loads((Path(__file__).parent/'fixtures'/'vercel-ai_perplexity-citations.json').read_text())
+    b['usage'] |= {'cost': _PPLX_COST}
+    fp.queue(Reply(raw=json.dumps(b).encode()))
+    chat = Chat('perplexity/sonar', api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        r = chat('SF population?')
+    assert not [w for w in ws if 'serializer' in str(w.message)], [str(w.message)[:200] for w in ws if 'serializer' in str(w.message)]
+    assert chat.use.cost == pytest.approx(_PPLX_COST['total_cost'])
+    assert (r.usage.cost, r.usage.cost_breakdown) == (_PPLX_COST['total_cost'], _PPLX_COST)
+
 # --- Groq replies not streamed (recorded: tests/fixtures/groq, see its SOURCE.md)
 
 _GQ_FX = os.path.join(os.path.dirname(__file__), 'fixtures', 'groq')
