@@ -16,8 +16,8 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response',
            'reply_citations', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk',
            'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results', 'prompts_joined',
-           'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal',
-           'openrouter_details', 'link_citations']
+           'drops_reasoning_text', 'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal',
+           'keep_refusal', 'openrouter_details', 'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, operator, os, re, sys, threading, time, traceback
@@ -1367,6 +1367,18 @@ def _mend_groq_reader():
     G.transform_response = transform_response
 
 _on_first_request.append(_mend_groq_reader)
+
+# %% ../nbs/04_providers.ipynb #1c80ff1b
+@functools.cache
+def _groq_drops_reasoning():
+    "Does litellm's Groq request transformation leave `reasoning_content` out of assistant messages (1.110.2; 1.106.2 sends it)?"
+    from litellm.llms.groq.chat.transformation import GroqChatConfig
+    msgs = [{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'a', 'reasoning_content': 'R'}, {'role': 'user', 'content': 'b'}]
+    return 'reasoning_content' not in GroqChatConfig().transform_request('m', msgs, {}, {}, {})['messages'][1]
+
+def drops_reasoning_text(m:str)->bool:
+    "Does litellm leave the `reasoning_content` of every assistant message out of requests to model `m` (Groq's, as litellm 1.110 sends them)?"
+    return m.startswith('groq/') and _groq_drops_reasoning()
 
 # %% ../nbs/04_providers.ipynb #c190c385
 def _perplexity_read(cost):

@@ -13,7 +13,7 @@ from litellm.types.utils import Function
 from .messages import _get, _nonblank
 from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls, _compacted_only
 from .tools import _tc_id
-from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items
+from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items, drops_reasoning_text
 
 # %% ../nbs/06e_switch.ipynb #84017922
 def provider_kind(model:str)->str:
@@ -405,9 +405,18 @@ def note_adjustment(chat, kind, detail):
     if hasattr(chat, '_adjust'): chat._adjust(None, kind, detail)
     else: lst.append((kind, detail))
 
+def _note_reasoning_dropped(chat, target, msgs):
+    "On the first request after a switch to a model litellm sends no reasoning text (Groq's), say how many messages' reasoning goes: once, not every turn"
+    prev, chat.__dict__['_fit_target'] = chat.__dict__.get('_fit_target'), target
+    if prev is None or prev==target or not drops_reasoning_text(target) or drops_reasoning_text(prev): return
+    if n := sum(1 for m in msgs if _get(m, 'role')=='assistant' and isinstance(rc := _get(m, 'reasoning_content'), str) and not _blank(rc)):
+        note_adjustment(chat, 'switch', f"reasoning text of {n} earlier message{'s'*(n>1)} left out: litellm sends {target} none (Groq takes none back), "
+                                        "from now on without a further note; the history keeps it")
+
 def fit_request(chat, msgs, at=None, echo=None):
     "The messages `msgs` of `chat`'s next request, fitted to its current model (`echo`: see `fit_history`); each change noted in `chat.adjustments`"
-    res, notes = fit_history(msgs, getattr(chat, '_target', chat.model), at=at,  # (a Router group of one model: that model)
-                             memo=chat.__dict__.setdefault('_fit_memo', {}), echo=echo)
+    target = getattr(chat, '_target', chat.model)  # (a Router group of one model: that model)
+    res, notes = fit_history(msgs, target, at=at, memo=chat.__dict__.setdefault('_fit_memo', {}), echo=echo)
     for i,d in notes: note_adjustment(chat, 'switch', f"message {i}: {d}")
+    _note_reasoning_dropped(chat, target, res)
     return res

@@ -608,3 +608,19 @@ def test_switch_sends_no_empty_provider_fields(fake_provider, first, then):
     assert len(sent)==2 and not any('provider_specific_fields' in m for m in sent), sent
     assert [h.provider_specific_fields for h in chat.hist[:len(psfs)*2+1] if not isinstance(h, dict) and h.role=='assistant'][:len(psfs)] == psfs
     assert not any('provider' in d for _,d in chat.adjustments)  # nothing in them: no note
+
+def test_switch_to_groq_says_once_that_reasoning_text_goes(fake_provider):
+    """litellm 1.110 sends Groq no `reasoning_content` (Groq refuses it): after a switch from DeepSeek, DeepSeek's reasoning
+    went without a word. It is said once, on the first request after the switch, not on every turn; the history keeps it"""
+    fp = fake_provider
+    chat = Chat('deepseek/deepseek-reasoner', api_base=fp.openai_base, api_key='k')
+    fp.queue(Reply('One.', thinking='Deep thought.')); chat('Hi')
+    chat.model = 'groq/qwen/qwen3-32b'
+    fp.queue(Reply('Two.', thinking='Groq thought.')); chat('Again')
+    dropped = 'reasoning_content' not in fp.last['messages'][1]  # (litellm 1.110 leaves it out; 1.106 sends it)
+    said = [d for k,d in chat.adjustments if k=='switch' and d.startswith('reasoning text')]
+    assert said == (["reasoning text of 1 earlier message left out: litellm sends groq/qwen/qwen3-32b none (Groq takes none back), "
+                     "from now on without a further note; the history keeps it"] if dropped else [])
+    fp.queue('Three.'); chat('More')
+    assert not [d for k,d in chat.adjustments if k=='switch']  # not every turn (Groq's own reasoning is not wanted back)
+    assert chat.hist[1].reasoning_content == 'Deep thought.'
