@@ -799,6 +799,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers.supported_params': ('providers.html#supported_params', 'lisette/providers.py'),
                                    'lisette.providers.supports_cache_ckpts': ( 'providers.html#supports_cache_ckpts',
                                                                                'lisette/providers.py'),
+                                   'lisette.providers.takes_long_ids': ('providers.html#takes_long_ids', 'lisette/providers.py'),
                                    'lisette.providers.text_splits_reasoning': ( 'providers.html#text_splits_reasoning',
                                                                                 'lisette/providers.py'),
                                    'lisette.providers.think_kw': ('providers.html#think_kw', 'lisette/providers.py'),

@@ -14,8 +14,8 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished',
            'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard',
            'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response',
-           'reply_citations', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'mend_chunk',
-           'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results', 'prompts_joined',
+           'reply_citations', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'takes_long_ids',
+           'mend_chunk', 'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results', 'prompts_joined',
            'drops_reasoning_text', 'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal',
            'keep_refusal', 'openrouter_details', 'link_citations']
 
@@ -1114,6 +1114,15 @@ def _mistral_id(tid:str=None)->str:
 def _mistral_thinking(b)->bool:
     "Is thinking block `b` litellm's form of a streamed Mistral reply's thinking (marked `signature: 'mistral'`, which no one verifies)?"
     return _get(b, 'type')=='thinking' and _get(b, 'signature')=='mistral'
+
+
+
+# %% ../nbs/04_providers.ipynb #cf88839c
+_long_id_routes = ('hosted_vllm/', 'ollama/', 'ollama_chat/')  # servers taking tool-call ids of any length (not Mistral's models on vLLM: `_to_mistral`)
+
+def takes_long_ids(model)->bool:
+    "Does `model`'s server take tool-call ids longer than OpenAI's 40 characters (vLLM, Ollama)?"
+    return isinstance(model, str) and model.lower().startswith(_long_id_routes)
 
 # %% ../nbs/04_providers.ipynb #6326cb08
 import random, string

@@ -13,7 +13,7 @@ from litellm.types.utils import Function
 from .messages import _get, _nonblank
 from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls, _compacted_only
 from .tools import _tc_id
-from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items, drops_reasoning_text
+from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items, drops_reasoning_text, takes_long_ids
 
 # %% ../nbs/06e_switch.ipynb #84017922
 def provider_kind(model:str)->str:
@@ -46,11 +46,11 @@ def reasoning_origin(m)->str|None:
 # %% ../nbs/06e_switch.ipynb #ccbefb05
 _an_id = re.compile(r'^[a-zA-Z0-9_-]+$')
 
-def fit_id(tid:str, kind:str)->str:
-    "Tool-call id `tid` in a form provider `kind` accepts (unchanged when it already does)"
+def fit_id(tid:str, kind:str, long_ids:bool=False)->str:
+    "Tool-call id `tid` in a form provider `kind` accepts (unchanged when it already does; `long_ids`: its server takes ids of any length, `takes_long_ids`)"
     if kind!='gemini' and '__thought__' in tid: tid = tid.split('__thought__')[0]
     if kind=='anthropic' and not _an_id.match(tid): tid = re.sub(r'[^a-zA-Z0-9_-]', '_', tid)
-    if kind in ('openai', 'responses', 'deepseek') and len(tid)>40: tid = 'call_' + hashlib.sha1(tid.encode()).hexdigest()[:32]
+    if kind in ('openai', 'responses', 'deepseek') and len(tid)>40 and not long_ids: tid = 'call_' + hashlib.sha1(tid.encode()).hexdigest()[:32]
     if kind=='mistral' and not _mistral_id_form.fullmatch(tid): tid = _mistral_id(tid)
     return tid
 
@@ -220,15 +220,15 @@ def _audio_as(m, kind, model):
     if (exp := _get(a, 'expires_at')) and exp<=time.time(): return 'text', "OpenAI no longer keeps it"
     return ('id', aid) if (aid := _get(a, 'id')) else ('text', "it has no id")
 
-def _plain_needs_fit(calls, kind):
+def _plain_needs_fit(calls, kind, long_ids=False):
     "Would provider `kind` need plain client calls `calls` (their strings, as `_plain_calls` gives them: id, name, arguments each) changed?"
-    return any(fit_id(t, kind)!=t for t in calls[::3]) or kind in _object_args and not all(map(_args_object, calls[2::3]))
+    return any(fit_id(t, kind, long_ids)!=t for t in calls[::3]) or kind in _object_args and not all(map(_args_object, calls[2::3]))
 
 def _reads_details(model):
     "Does `model` read OpenRouter's `reasoning_details` back (on OpenRouter's own route)?"
     return model.startswith('openrouter/')
 
-def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True, details=True):
+def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True, details=True, long_ids=False):
     "Would `_fit_assistant` (or the checkpoint removal) change assistant message `m`? (a cheap test, so unchanged messages are not copied; `details`: OpenRouter's reasoning details go)"
     if (o := reasoning_origin(m)) not in (None, 'text', kind) or o=='text' and kind in _no_reasoning_text or _search_parts(m, kind) or _compaction(m, kind) or _gemini_fields(m, kind) or _responses_replay(m, kind) or _made_images(m, kind, refusals): return True  # (`refusals`: OpenAI's own APIs)
     if _get(m, 'audio') is not None: return True  # (sent as a reference, or as its transcript)
@@ -238,7 +238,7 @@ def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True, details=Tr
     if not cache and _get(m, 'cache_control'): return True
     for tc in _get(m, 'tool_calls') or []:
         tid = _tc_id(tc)
-        if fit_id(tid, kind)!=tid or _server_call(tid, kind, answered) or (not cache and _get(tc, 'cache_control')) or _call_signed(tc, kind): return True
+        if fit_id(tid, kind, long_ids)!=tid or _server_call(tid, kind, answered) or (not cache and _get(tc, 'cache_control')) or _call_signed(tc, kind): return True
         if kind in _object_args and not _args_object(_get(tc, 'function', 'arguments')): return True
     c = _get(m, 'content')
     return not cache and isinstance(c, list) and any(isinstance(p, dict) and 'cache_control' in p for p in c)
@@ -272,7 +272,7 @@ def _said(rf, c):
 
 def _short(s, n=60): return s if len(s)<=n else s[:n-1]+'…'
 
-def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=True, details=True):
+def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=True, details=True, long_ids=False):
     "Fit assistant message copy `m` for provider `kind` in place (`details`: OpenRouter's reasoning details go)"
     origin = reasoning_origin(m)
     if origin=='mistral' and kind!='mistral':  # (a mark, not a signature: the text goes on as a Mistral reply not streamed has it)
@@ -322,7 +322,7 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
         tid = _tc_id(tc)
         if _server_call(tid, kind, answered):
             notes.append((i, f"server-side {nested_idx(tc, 'function', 'name')} call {tid} (already run by Anthropic) left out")); continue
-        if (new := fit_id(tid, kind))!=tid:
+        if (new := fit_id(tid, kind, long_ids))!=tid:
             ids[tid] = new; _set_id(tc, new)
             notes.append((i, f"tool call id {_short(tid)} sent as {new}"))  # (a Gemini id carries a signature of a kilobyte or more)
         keep.append(_fit_args(_unsigned(tc) if _call_signed(tc, kind) else tc, kind, notes, i))  # (a signature only Gemini reads, like the message's)
@@ -347,15 +347,15 @@ def _has_signatures(m):
     "Does tool-call `Message` `m` carry Gemini's signatures (which `_plain_calls` counts as text, and only Gemini reads)?"
     return bool((m.__dict__.get('provider_specific_fields') or {}).get('thought_signatures')) or any(_get(tc, 'provider_specific_fields') for tc in m.tool_calls)
 
-def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True, details=True):
+def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True, details=True, long_ids=False):
     "Does message `m` need changing for provider `kind`? Remembered in `seen` by identity, unless it holds a `srvtoolu_` call (answered later)"
     if seen is not None and (e := seen.get(id(m))) is not None and e[0] is m: return e[1]
     # most of a long history's assistant messages only ask for client tools: told apart in the few lookups `_plain_calls`
     # makes (no reasoning, search parts, audio, refusal, checkpoint or `srvtoolu_` call), as `_get` reads a `Message` slowly
     if role=='assistant' and (pc := _plain_calls(m)) is not None and (t := pc[1]) is not None and not _has_signatures(m):
-        need = _plain_needs_fit(t[len(t)-3*len(pc[0]):], kind) or not echo and _refusal_echo(m) or _empty_psf(m, kind, echo)
+        need = _plain_needs_fit(t[len(t)-3*len(pc[0]):], kind, long_ids) or not echo and _refusal_echo(m) or _empty_psf(m, kind, echo)
     else:
-        need = _needs_fit(m, kind, cache, answered, refusals, echo, details) if role=='assistant' else not cache and _has_ckpt(m)
+        need = _needs_fit(m, kind, cache, answered, refusals, echo, details, long_ids) if role=='assistant' else not cache and _has_ckpt(m)
         if any(_srv(_tc_id(tc)) for tc in _get(m, 'tool_calls') or []): return need
     if seen is not None: seen[id(m)] = (m, need)
     return need
@@ -372,7 +372,8 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
     refusals = _takes_refusals(kind, model)
     echo = refusals and ifnone(echo, True)
     details = _reads_details(model)
-    seen = _memo(memo, (kind, cache, refusals, echo, details), len(msgs))
+    long_ids = takes_long_ids(model)
+    seen = _memo(memo, (kind, cache, refusals, echo, details, long_ids), len(msgs))
     nsys = next((i for i,m in enumerate(msgs) if _get(m, 'role') not in ('system', 'developer')), len(msgs))
     res, notes, ids, ckpts, copied = list(msgs), [], {}, [], False
     answered = _ResultIds(msgs)  # a `srvtoolu_` call with a result was a client call
@@ -383,13 +384,13 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         if not ids and m.__class__ is dict and m.get('content').__class__ is str and m.get('role')=='tool' and (cache or 'cache_control' not in m): continue
         if not ids and seen and (e := seen.get(id(m))) is not None and e[0] is m and not e[1]: continue  # examined before: nothing to change
         i, role = j-nsys, _get(m, 'role')
-        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals, echo, details): continue  # no copy
+        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals, echo, details, long_ids): continue  # no copy
         # (a Message's `audio` takes no bare reference; its `refusal` field is left out by removing it from a dict)
         res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and (_get(m, 'audio') is not None or _get(m, 'refusal') is not None or _get(m, 'images') or not echo and _refusal_echo(m)) else m)
         copied = True
         if kind!='anthropic' and _compacted_only(m, role, _get(m, 'content')) and not _get(m, 'tool_calls'):  # (nothing but the compaction: an empty message would be sent)
             res[j] = None; notes.append((i, f"the pause after Anthropic compacted the context left out: it holds only the compaction ({_names.get(kind, kind)} is sent the whole history before it)")); continue
-        if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered, model, echo, details)
+        if role=='assistant': _fit_assistant(res[j], kind, ids, notes, i, set_, answered, model, echo, details, long_ids)
         elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
         if not cache and _strip_cc(res[j], set_): ckpts.append(i)
     if ckpts: notes.append((ckpts[0], f"cache checkpoints left out (messages {', '.join('system' if k<0 else str(k) for k in ckpts)}): {model} takes none"))

@@ -624,3 +624,23 @@ def test_switch_to_groq_says_once_that_reasoning_text_goes(fake_provider):
     fp.queue('Three.'); chat('More')
     assert not [d for k,d in chat.adjustments if k=='switch']  # not every turn (Groq's own reasoning is not wanted back)
     assert chat.hist[1].reasoning_content == 'Deep thought.'
+
+_vllm_ids = ['chatcmpl-tool-0e9c6b4ef47d4f0c8d1a7f3e5b2a9c61', 'chatcmpl-tool-5d2f1a7b9c3e4d6f8a0b1c2d3e4f5a6b']  # vLLM's own form: 46 characters
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_vllm_long_ids_go_back_to_vllm(fake_provider, stream):
+    """vLLM names its tool calls `chatcmpl-tool-` and 32 hex digits (46 characters). They went back to vLLM itself
+    shortened to OpenAI's 40, and every tool round reported a model switch where there was none: they go as vLLM made
+    them. Sent to OpenAI, they are shortened, call and result alike, with a note"""
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[dict(name='lookup', arguments={'key': k}, id=t) for k,t in zip('ab', _vllm_ids)]), 'Found both.')
+    chat = Chat('hosted_vllm/Qwen/Qwen3-8B', tools=[lookup], api_base=fp.openai_base, api_key='none')
+    r = chat('Look up a and b', stream=stream)
+    if stream: list(r)
+    assert _sent_ids(fp.last) == _vllm_ids*2
+    assert not [a for a in chat.adjustments if a.kind=='switch']
+    chat.model = 'openai/gpt-4o'; fp.queue('Still found.')
+    chat('Sure?')
+    new = _sent_ids(fp.last)
+    assert all(len(t)<=40 for t in new) and new[:2]==new[2:] and [tc.id for tc in chat.hist[1].tool_calls] == _vllm_ids
+    assert [d for k,d in chat.adjustments if k=='switch'] == [f"message 1: tool call id {t} sent as {n}" for t,n in zip(_vllm_ids, new)]
