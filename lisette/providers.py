@@ -1228,18 +1228,36 @@ def _made_id(tid):
 
 _on_first_request.append(_note_made_ids)
 
+@functools.cache
+def _ollama_stream_replaces_ids():
+    "Does the installed litellm's Ollama stream parser replace the id a streamed tool call came with?"
+    from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator as It
+    chunk = {'model': 'm', 'done': False, 'message': {'role': 'assistant', 'content': '', 'tool_calls': [{'id': 'call_given', 'function': {'name': 'f', 'arguments': {'a': 1}}}]}}
+    try: return inspect.unwrap(It.chunk_parser)(It(streaming_response=iter([]), sync_stream=True), chunk).choices[0].delta.tool_calls[0].id != 'call_given'
+    except Exception: return False
+
+def _given_ids_back(res, tcs, given):
+    "Put back in stream chunk `res` (and its source calls `tcs`) the ids `given` ({position: id}) the provider sent"
+    out = nested_idx(res, 'choices', 0, 'delta', 'tool_calls') or []
+    for i, tid in given.items():
+        tcs[i]['id'] = tid
+        if i < len(out): out[i].id = tid
+
 def _note_ollama_stream_ids():
-    "Wrap litellm's Ollama stream parser so the ids it gives calls that came without one are known (`litellm_made_id`), as in a reply not streamed (idempotent)"
+    "Wrap litellm's Ollama stream parser so the ids it gives calls that came without one are known (`litellm_made_id`), as in a reply not streamed, and a call's own id stays (idempotent)"
     from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator as It
     if getattr(It.chunk_parser, '_lisette', False): return
-    parse = It.chunk_parser
+    parse, restore = It.chunk_parser, _ollama_stream_replaces_ids()
     @functools.wraps(parse)
     def chunk_parser(self, chunk):
         tcs = nested_idx(chunk, 'message', 'tool_calls') if isinstance(chunk, dict) else None
-        idless = [tc for tc in tcs if isinstance(tc, dict) and not tc.get('id')] if isinstance(tcs, list) else []
+        tcs = tcs if isinstance(tcs, list) else []
+        idless = [tc for tc in tcs if isinstance(tc, dict) and not tc.get('id')]
+        given = {i: tc['id'] for i,tc in enumerate(tcs) if isinstance(tc, dict) and tc.get('id')} if restore else {}
         res = parse(self, chunk)
         for tc in idless:
             if tc.get('id'): _made_id(tc['id'])  # (litellm sets it in the chunk's call: a uuid4)
+        if given: _given_ids_back(res, tcs, given)
         return res
     chunk_parser._lisette = True
     It.chunk_parser = chunk_parser

@@ -823,6 +823,21 @@ def test_ollama_native_call_ids(fake_provider, monkeypatch, stream):
     assert [a.detail for a in chat.adjustments if a.kind=='tool_call_id'] == [f"the reply's _ol_lookup call came without an id: given the id {tid!r}"]
     assert chat.hist[2]['tool_call_id'] == tid
 
+def test_ollama_stream_keeps_ollama_ids(fake_provider, monkeypatch):
+    """Newer Ollama gives its tool calls ids (`call_…`). litellm's Ollama stream parser replaced each with a uuid4 of its
+    own (a reply not streamed keeps Ollama's), unreported: the calls keep Ollama's ids, and their results go with them"""
+    import lisette.testing as T
+    fp = fake_provider
+    monkeypatch.setitem(T._paths, '/api/chat', 'openai'); fp.strict = False  # (Ollama's own wire format: no rule of the fake's applies)
+    end = {'model': 'llama3.2', 'created_at': '2025-10-22T20:33:28Z', 'done_reason': 'stop', 'done': True, 'prompt_eval_count': 122, 'eval_count': 33}
+    calls = [{'id': f'call_{k}x7qpl2m', 'function': {'index': i, 'name': '_ol_lookup', 'arguments': {'key': k}}} for i,k in enumerate('ab')]
+    def nd(*ms): return Reply(raw=b''.join(json.dumps(o).encode() + b'\n' for o in [*({**end, 'done': False, 'message': m} for m in ms), {**end, 'message': {'role': 'assistant', 'content': ''}}]))
+    fp.queue(nd(*({'role': 'assistant', 'content': '', 'tool_calls': [c]} for c in calls)), nd({'role': 'assistant', 'content': 'Both found.'}))
+    chat = Chat('ollama_chat/llama3.2', tools=[_ol_lookup], api_base=fp.url, api_key='k')
+    list(chat('Look up a and b', stream=True))
+    assert [tc.id for tc in chat.hist[1].tool_calls] == ['call_ax7qpl2m', 'call_bx7qpl2m'] and not chat.adjustments
+    assert [m['tool_call_id'] for m in fp.last['messages'][2:4]] == ['call_ax7qpl2m', 'call_bx7qpl2m']
+
 # --- Gemini's OpenAI-compatible endpoint
 
 def _turn(chat, aio, stream, prompt):
