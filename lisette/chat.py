@@ -27,7 +27,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_lit
 from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
-from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, gemini_tools, close_models, reply_citations, link_citations,
+from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, tools_as_prompt, gemini_tools, close_models, reply_citations, link_citations,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, prefill_msg, prompts_joined, reasoning_filled, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
@@ -460,7 +460,7 @@ def _temp_dropped(why, t): return f"temp={t} not sent: {why}"
 
 def _takes_no_tools(kw, sparams):
     "Does litellm say request `kw`'s model takes no `tools` (e.g. Perplexity's)? True when it will drop them (`drop_params`); raises where litellm would refuse the request"
-    if not sparams or 'tools' in sparams or 'tools' in (kw.get('allowed_openai_params') or ()): return False
+    if not sparams or 'tools' in sparams or 'tools' in (kw.get('allowed_openai_params') or ()) or tools_as_prompt(kw['model']): return False
     if kw.get('drop_params') or litellm.drop_params: return True
     raise ValueError(f"tools: litellm says {kw['model']} takes no tools (it would refuse the request with UnsupportedParamsError). "
                      "Make the chat without tools= or use a model that calls tools; or set litellm.drop_params=True to send the request without them (reported in chat.adjustments)")

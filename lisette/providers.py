@@ -8,8 +8,8 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'droppable_fields', 'min_thinking_budget', 'unnamed_tool', 'model_info', 'supported_params', 'has_search',
            'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info', 'group_params',
            'reasoning_filled', 'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused', 'think_kw',
-           'thinking_as_prompt', 'with_think', 'thinking_budget', 'gemini_tools', 'CodexAuthError', 'codex_auth_file',
-           'codex_auth', 'paused', 'paused_msg', 'mark_paused', 'join_paused_results', 'prefill_msg',
+           'thinking_as_prompt', 'tools_as_prompt', 'with_think', 'thinking_budget', 'gemini_tools', 'CodexAuthError',
+           'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused', 'join_paused_results', 'prefill_msg',
            'text_splits_reasoning', 'context_tokens', 'supports_cache_ckpts', 'close_models', 'missing_keys',
            'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply', 'stream_finished',
            'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard',
@@ -369,6 +369,11 @@ def thinking_as_prompt(m:str)->bool:
     try: p = MistralConfig().map_openai_params({'reasoning_effort': 'low'}, {}, m.partition('/')[2], drop_params=False)
     except Exception: return False  # (refused: litellm says so itself)
     return bool(p.get('_add_reasoning_prompt')) and 'reasoning_effort' not in p
+
+# %% ../nbs/04_providers.ipynb #9bd1bcc2
+def tools_as_prompt(m:str)->bool:
+    "Does litellm write a request's tools into the prompt of model `m`, whose parameters list none (Ollama's generate route)?"
+    return m.lower().startswith('ollama/')
 
 # %% ../nbs/04_providers.ipynb #dcd57ddb
 _reasoning_routes = ('openai/responses/', 'responses/', 'chatgpt/')  # where litellm sends a `reasoning` dict, in place of `reasoning_effort`
