@@ -43,7 +43,7 @@ _schema_cache = {}
 from enum import Enum
 from dataclasses import is_dataclass, _HAS_DEFAULT_FACTORY
 from inspect import Parameter
-from typing import Literal, Union, Any, get_origin, get_args, get_type_hints, is_typeddict
+from typing import Literal, Union, Any, ForwardRef, get_origin, get_args, get_type_hints, is_typeddict
 from types import UnionType
 from fastcore.docments import docments, ann_parts
 from fastcore.funccall import handle_type, custom_types, _type_str
@@ -60,10 +60,31 @@ def _sig_docments(f):
     for d in res.values(): d.docment = first(o for o in ann_parts(d.anno)[1] if isinstance(o, str))
     return res
 
+class _Annotations:
+    "An object `get_type_hints` resolves annotations `anns` of"
+    def __init__(self, anns): self.__annotations__ = anns
+
+def _hints(f, extras=True):
+    "`get_type_hints(f)`: string annotations (`from __future__ import annotations`, quoted ones) resolved; where one fails to, each other resolved alone (it stays a string)"
+    try: return get_type_hints(f, include_extras=extras)
+    except Exception: pass
+    g = getattr(sys.modules.get(f.__module__), '__dict__', {}) if isinstance(f, type) else getattr(inspect.unwrap(f), '__globals__', {})
+    res = {}
+    for n,a in (getattr(f, '__annotations__', None) or {}).items():
+        try: res[n] = get_type_hints(_Annotations({n: a}), globalns=dict(g), localns=dict(vars(f)) if isinstance(f, type) else None, include_extras=extras)[n]
+        except Exception: res[n] = a
+    return res
+
 def _docments(f):
-    "`docments(f, full=True)`, or from `f`'s signature where Python keeps no source of `f`"
-    try: return docments(f, full=True)
-    except (OSError, TypeError): return _sig_docments(f)
+    "`docments(f, full=True)` (or from `f`'s signature where Python keeps no source of `f`), with its string annotations resolved"
+    try: ds = docments(f, full=True)
+    except (OSError, TypeError): ds = _sig_docments(f)
+    hs = _hints(f.__init__ if isinstance(f, type) and not is_dataclass(f) else f)
+    for n,d in ds.items():
+        if isinstance(d.anno, str) and n in hs:
+            d.anno = hs[n]
+            if d.docment is None: d.docment = first(o for o in ann_parts(d.anno)[1] if isinstance(o, str))  # (an `Annotated` description)
+    return ds
 
 def _is_class(t):
     "Whether fastcore's `handle_type` would give annotation `t` a `$ref` to a class schema (or fails on it: an `Enum`, a `TypedDict`)"
@@ -104,6 +125,9 @@ def _renamed(o, ren):
 def _type_schema(t, defs, names):
     "JSON Schema of annotation `t`; the classes it names go into `defs`, under their `names` (fastcore's `handle_type` for the types it handles)"
     t = ann_parts(t)[0]
+    if isinstance(t, (str, ForwardRef)):
+        raise TypeError(f"its annotation {getattr(t, '__forward_arg__', t)!r} names nothing the tool's module defines (not even under "
+                        "`if TYPE_CHECKING:`), so it cannot be resolved to a type")
     if not _is_own(t): return handle_type(t, defs)
     o, args = get_origin(t), get_args(t)
     if o is Literal: return _choice_schema(args)
@@ -493,8 +517,7 @@ def _ref(v, tc_res, text):
 def _params(func):
     "(parameters the model names, the `**kwargs` parameter or None, type hints) of `func`"
     sig = inspect.signature(func)
-    try: hints = get_type_hints(func)
-    except Exception: hints = {}
+    hints = {n: h for n,h in _hints(func, extras=False).items() if not isinstance(h, str)}  # (one that does not resolve: taken as sent)
     ps = {n:p for n,p in sig.parameters.items() if p.kind!=p.VAR_KEYWORD}
     return ps, next((p for p in sig.parameters.values() if p.kind==p.VAR_KEYWORD), None), hints
 

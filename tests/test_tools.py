@@ -635,3 +635,83 @@ def test_image_result_reaches_the_model_as_an_image(proto):
     sent = json.dumps(fp.last)
     assert res[0][0]['image_url']['url'][22:80] in sent and 'PIL.Image' not in sent
     check_hist(chat.hist)
+
+# --- String annotations: `from __future__ import annotations`, quoted ones ---
+
+_future_src = '''
+from typing import Literal, Optional, TypedDict, Annotated
+import dataclasses, enum
+from pydantic import BaseModel
+
+class Color(enum.Enum):
+    RED = 'red'
+    GREEN = 'green'
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+class Address(TypedDict):
+    street: str
+    number: int
+
+@dataclasses.dataclass
+class Spot:
+    x: int
+    c: Color
+
+class Tag(BaseModel):
+    name: str
+
+calls = []
+
+def f_typed(mode: Literal['a', 'b'],  # the mode
+            c: Color, spot: Spot, tag: Tag, lvl: Level = Level.LOW, addr: Optional[Address] = None,
+            ns: list[Literal[1, 2]] = None, k: Annotated[int, 'how many'] = 1, *more: int, **weights: float) -> str:
+    "A tool of many types"
+    calls.append((mode, c, spot, tag, lvl, addr, ns, k, more, weights)); return 'done'
+'''
+
+@pytest.fixture
+def typed_mods(tmp_path, monkeypatch):
+    "The same tool module twice: with `from __future__ import annotations` (every annotation a string), and without"
+    import importlib
+    (tmp_path/'lisette_fut_tool.py').write_text('from __future__ import annotations\n' + _future_src)
+    (tmp_path/'lisette_plain_tool.py').write_text('\n' + _future_src)  # (one line shorter header: same line numbers)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield importlib.import_module('lisette_fut_tool'), importlib.import_module('lisette_plain_tool')
+    import sys
+    for m in ('lisette_fut_tool', 'lisette_plain_tool'): sys.modules.pop(m, None)
+
+def test_future_annotations_give_the_same_schema(typed_mods):
+    "With `from __future__ import annotations` every parameter was `{'type': 'object'}` (the annotation a string fastcore could not read)"
+    fut, plain = typed_mods
+    assert isinstance(fut.f_typed.__annotations__['mode'], str)
+    s = params(fut.f_typed)
+    assert s == params(plain.f_typed)
+    assert s['properties']['mode'] == {'description': 'the mode', 'type': 'string', 'enum': ['a', 'b']}
+    assert s['properties']['k'] == {'description': 'how many', 'default': 1, 'type': 'integer'}
+    assert set(s['$defs']) == {'Spot', 'Tag', 'Address'}
+    assert lite_mk_func(fut.f_typed)['function']['description'] == lite_mk_func(plain.f_typed)['function']['description']
+    check_schema(s)
+
+def test_future_annotations_calls_are_coerced(proto, typed_mods):
+    fut, plain = typed_mods
+    args = {'mode': 'b', 'c': 'green', 'spot': {'x': '3', 'c': 'red'}, 'tag': {'name': 't'}, 'lvl': 2,
+            'addr': {'street': 'Main', 'number': '5'}, 'ns': ['1', 2], 'k': '4', 'more': [1, '2'], 'w': '0.5'}
+    got = []
+    for m in (fut, plain):
+        m.calls.clear()
+        res, sent = one_call(proto, m.f_typed, args)
+        assert res == 'done', res
+        got.append(m.calls[0])
+    a, b = got
+    assert repr(a) == repr(b).replace('lisette_plain_tool', 'lisette_fut_tool')
+    assert a[1] is fut.Color.GREEN and a[2] == fut.Spot(3, fut.Color.RED) and a[4] is fut.Level.HIGH and a[6:] == ([1, 2], 4, (1, 2), {'w': 0.5})
+
+def test_unresolvable_string_annotation_names_tool_and_parameter():
+    "A string annotation naming nothing the module defines was taken as `{'type': 'object'}`"
+    def f_fwd(a:'int', b:'Nowhere'=None):
+        "Takes a type nobody defines"
+    with pytest.raises(TypeError) as e: lite_mk_func(f_fwd)
+    assert all(w in str(e.value) for w in ('`f_fwd`', "'b'", "'Nowhere'")) and "'a'" not in str(e.value), e.value
