@@ -533,7 +533,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     if lowered: self._fit_thinking(kw, think, lowered)  # (however thinking was asked for)
     if kw.get('tools'):
         kw['tools'], notes = gemini_tools(kw['tools'], target)
-        for n in notes: self._adjust(None, 'schema', f"tool schemas for {m}: {n}, as Gemini's schemas have neither (litellm would leave them out)")
+        for n in notes: self._adjust(None, 'schema', f"tool schemas for {m}: {n}")
     if target!=m:  # a Router group of one model: that model's fixes, under the group's name
         res = adapt_request(kw | {'model': target}) | {'model': kw['model']}
     else: res = adapt_request(kw)

@@ -457,33 +457,53 @@ def _gemini_drops_one_of():
     except Exception: return False  # (its internals moved: send the schemas as they are)
 
 # %% ../nbs/04_providers.ipynb #a71df8ba
+@functools.cache
+def _gemini_int_enum():
+    "What the installed litellm makes of an `integer` `enum` for Gemini's schema (None: its internals moved)"
+    try:
+        from litellm.llms.vertex_ai.common_utils import _build_vertex_schema
+        return _build_vertex_schema({'type': 'object', 'properties': {'n': {'type': 'integer', 'enum': [1, 2]}}})['properties']['n']
+    except Exception: return None
+
+# %% ../nbs/04_providers.ipynb #d49162e2
 _schema_maps, _schema_lists = ('properties', '$defs', 'definitions'), ('anyOf', 'oneOf', 'allOf', 'prefixItems')
 
-def _gemini_schema(s, notes):
-    "JSON schema `s` with `oneOf` as `anyOf` and a `str` `const` as a one-value `enum` (`notes`: what changed)"
+_no_one_of = "as Gemini's schemas have neither (litellm would leave them out)"
+
+def _string_enum(r, notes):
+    "Schema `r` with an `enum` of integers, numbers or booleans as a `string` `enum` of their JSON texts (Gemini takes no other)"
+    e = r.get('enum')
+    if not isinstance(e, list) or all(isinstance(v, str) for v in e) or not all(isinstance(v, (str, int, float)) for v in e): return r
+    txt = lambda v: v if isinstance(v, str) else json.dumps(v)
+    notes.add(f"{r.get('type', 'untyped')} `enum` values sent as strings (as `'2'` for 2), as Gemini takes only strings for an `enum`; "
+              "the tool gets the value it declares")
+    return r | {'type': 'string', 'enum': [txt(v) for v in e]} | ({'default': txt(r['default'])} if r.get('default') in e else {})
+
+def _gemini_schema(s, notes, one_of=True):
+    "JSON schema `s` with a non-string `enum` as a string one, and (`one_of`) `oneOf` as `anyOf` and a `str` `const` as a one-value `enum` (`notes`: what changed)"
     if not isinstance(s, dict): return s
-    r = {}
+    r, sub = {}, lambda x: _gemini_schema(x, notes, one_of)
     for k,v in s.items():
-        if k in _schema_maps and isinstance(v, dict): v = {n: _gemini_schema(x, notes) for n,x in v.items()}
-        elif k in _schema_lists and isinstance(v, list): v = [_gemini_schema(x, notes) for x in v]
-        elif k in ('items', 'additionalProperties', 'not'): v = _gemini_schema(v, notes)
+        if k in _schema_maps and isinstance(v, dict): v = {n: sub(x) for n,x in v.items()}
+        elif k in _schema_lists and isinstance(v, list): v = [sub(x) for x in v]
+        elif k in ('items', 'additionalProperties', 'not'): v = sub(v)
         r[k] = v
-    if 'oneOf' in r and 'anyOf' not in r: r['anyOf'] = r.pop('oneOf'); notes.add("`oneOf` sent as `anyOf`")
-    if isinstance(c := r.get('const'), str) and 'enum' not in r:
-        del r['const']; r['enum'] = [c]; r.setdefault('type', 'string'); notes.add("a `const` sent as a one-value `enum`")
-    return r
+    if one_of and 'oneOf' in r and 'anyOf' not in r: r['anyOf'] = r.pop('oneOf'); notes.add(f"`oneOf` sent as `anyOf`, {_no_one_of}")
+    if one_of and isinstance(c := r.get('const'), str) and 'enum' not in r:
+        del r['const']; r['enum'] = [c]; r.setdefault('type', 'string'); notes.add(f"a `const` sent as a one-value `enum`, {_no_one_of}")
+    return _string_enum(r, notes)
 
 _gemini_tools_memo = {}
 
 def gemini_tools(tools:list, model:str)->tuple:
-    "(`tools` as Gemini takes their schemas through the installed litellm, what was changed): `oneOf` and `const`, which litellm drops"
-    if not tools or 'gemini' not in model or not model.startswith(('gemini/', 'vertex_ai/', 'vertex_ai_beta/')) or not _gemini_drops_one_of(): return tools, []
+    "(`tools` as Gemini takes their schemas through the installed litellm, what was changed): `oneOf` and `const`, which litellm drops, and an `enum` of other values than strings"
+    if not tools or 'gemini' not in model or not model.startswith(('gemini/', 'vertex_ai/', 'vertex_ai_beta/')): return tools, []
     key = tuple(map(id, tools))  # (a chat sends its tools in a new list each request: the same schema objects)
     if (c := _gemini_tools_memo.get(key)) and all(map(operator.is_, c[0], tools)): return c[1:]
     notes, res = set(), []
     for t in tools:
         if isinstance(t, dict) and isinstance(f := t.get('function'), dict) and isinstance(p := f.get('parameters'), dict):
-            t = {**t, 'function': {**f, 'parameters': _gemini_schema(p, notes)}}
+            t = {**t, 'function': {**f, 'parameters': _gemini_schema(p, notes, _gemini_drops_one_of())}}
         res.append(t)
     out = (res, sorted(notes)) if notes else (tools, [])
     if len(_gemini_tools_memo)>100: _gemini_tools_memo.clear()

@@ -555,12 +555,22 @@ def _typeless(s, path):
     for j,x in enumerate([s.get('items')] + list(s.get('anyOf') or [])):
         if r := _typeless(x, path if j==0 else f"{path}.any_of[{j-1}]"): return r
 
+def _typed_enum(s, path):
+    "Path of the first schema in Gemini tool parameters `s` with an `enum` on another type than STRING, or of values other than strings (Gemini refuses both), or None"
+    if not isinstance(s, dict): return None
+    if isinstance(e := s.get('enum'), list) and (str(s.get('type', 'string')).lower()!='string' or not all(isinstance(v, str) for v in e)): return path
+    subs = [(f"{path}.properties[{n}]", v) for n,v in (s.get('properties') or {}).items()]
+    subs += [(f"{path}.items", s.get('items'))] + [(f"{path}.any_of[{j}]", x) for j,x in enumerate(_gk(s, 'anyOf') or [])]
+    return next((r for p,v in subs if (r := _typed_enum(v, p))), None)
+
 def _check_gemini(body, turns, model, fp):
     "Gemini-only rules: roles, function-call order, empty text parts, thought signatures (Gemini 3), tool parameters"
     for i,t in enumerate(body.get('tools') or []):
         for j,f in enumerate(_gk(t, 'functionDeclarations') or []):
             if p := _typeless(f.get('parameters'), f"GenerateContentRequest.tools[{i}].function_declarations[{j}].parameters"):
                 return f"* {p}.type: must be specified when not using one_of, any_of or all_of fields\n"
+            if p := _typed_enum(f.get('parameters'), f"GenerateContentRequest.tools[{i}].function_declarations[{j}].parameters"):
+                return f"* {p}.enum: function declaration enum only allowed for STRING type, of string values\n"
     for i,c in enumerate(body.get('contents') or []):
         if c.get('role') not in ('user', 'model', None): return f"Please use a valid role: user, model. (contents[{i}].role is {c.get('role')!r})"
         for k,p in enumerate(c.get('parts') or []):

@@ -586,14 +586,39 @@ def _schema_name(o):
 
 def _schema_names(tool_schemas): return {_schema_name(o) for o in tool_schemas or []}
 
+def _schema_params(o):
+    "The parameters schema of tool schema `o` (Chat Completions form, or a flat one), or None"
+    p = nested_idx(o, 'function', 'parameters') if isinstance(o, dict) and isinstance(o.get('function'), dict) else None
+    p = p or (o.get('parameters') or o.get('input_schema') if isinstance(o, dict) else None)
+    return p if isinstance(p, dict) else None
+
+def _deref(s, root):
+    "Schema `s`, or the one in `root`'s `$defs` it refers to"
+    r = s.get('$ref') if isinstance(s, dict) else None
+    return nested_idx(root, '$defs', r[8:]) if isinstance(r, str) and r.startswith('#/$defs/') else s
+
+def _enum_back(s, v, root):
+    "Value `v` with each string that is the JSON text of a non-string `enum` value of schema `s` (`'2'` for 2: Gemini takes only strings for an `enum`) made that value"
+    alts = [a for a in [_deref(s, root)] if isinstance(a, dict)]
+    alts += [d for a in alts for k in ('anyOf', 'oneOf') for x in a.get(k) or [] if isinstance(d := _deref(x, root), dict)]
+    def first_of(k): return next((a[k] for a in alts if isinstance(a.get(k), dict)), None)
+    if isinstance(v, str):
+        es = [x for a in alts if isinstance(e := a.get('enum'), list) for x in e]
+        if v in es: return v  # (a string value, as it is)
+        return next((x for x in es if isinstance(x, (int, float)) and json.dumps(x)==v), v)
+    if isinstance(v, dict) and (ps := first_of('properties')): return {k: _enum_back(ps.get(k), x, root) for k,x in v.items()}
+    if isinstance(v, list) and (it := first_of('items')): return [_enum_back(it, x, root) for x in v]
+    return v
+
 def _prep_call(tc, tool_schemas, ns, tc_res=None):
     "Check `tc` and its arguments: return (func, kwargs), or (None, error text for the model)"
     fn = _tc_name(tc)
-    if fn not in _schema_names(tool_schemas): return None, f"Tool not defined in tool_schemas: {fn}"
+    if (sch := next((o for o in tool_schemas or [] if _schema_name(o)==fn), None)) is None: return None, f"Tool not defined in tool_schemas: {fn}"
     func = mk_ns(ns or {}).get(fn)
     if not callable(func): return None, f"Tool not found in namespace: {fn}"
     try: args = _parse_args(_tc_args(tc))
     except _ArgError as e: return None, f"Failed to parse arguments for tool {fn}: {e}"
+    if (ps := _schema_params(sch)) is not None: args = _enum_back(ps, args, ps)
     # a tool carrying its own schema gets the arguments as sent (no renaming or coercion to a Python signature)
     if hasattr(func, '__tool_schema__'): return partial(func, **(args if tc_res is None else _subst_refs(args, tc_res))), {}
     try: args, kw = _positional(func, _bind(func, fn, args, tc_res))

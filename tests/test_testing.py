@@ -543,3 +543,12 @@ def test_mistral_takes_tool_choice_any(fake_provider):
     tool = {'type': 'function', 'function': {'name': 'f', 'parameters': {'type': 'object', 'properties': {}}}}
     litellm.completion('mistral/mistral-small-latest', [{'role': 'user', 'content': 'hi'}], tools=[tool], tool_choice='required', api_base=fp.openai_base+'', api_key='k')
     assert fp.last['tool_choice'] == 'any'
+
+def test_gemini_refuses_an_enum_other_than_strings():
+    "Gemini takes an `enum` only on a STRING property, of strings: the fake provider refuses what Gemini refuses"
+    from lisette.testing import validate_request
+    def body(p): return {'contents': [{'role': 'user', 'parts': [{'text': 'hi'}]}],
+                         'tools': [{'function_declarations': [{'name': 'f', 'parameters': {'type': 'object', 'properties': {'n': p}}}]}]}
+    assert 'enum only allowed for STRING' in validate_request(body({'type': 'integer', 'enum': ['1', '2']}), 'gemini', model='gemini-2.5-flash')
+    assert 'enum only allowed for STRING' in validate_request(body({'type': 'array', 'items': {'type': 'string', 'enum': [1]}}), 'gemini', model='gemini-2.5-flash')
+    assert validate_request(body({'type': 'string', 'enum': ['1', '2']}), 'gemini', model='gemini-2.5-flash') is None

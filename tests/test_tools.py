@@ -715,3 +715,47 @@ def test_unresolvable_string_annotation_names_tool_and_parameter():
         "Takes a type nobody defines"
     with pytest.raises(TypeError) as e: lite_mk_func(f_fwd)
     assert all(w in str(e.value) for w in ('`f_fwd`', "'b'", "'Nowhere'")) and "'a'" not in str(e.value), e.value
+
+# --- Gemini takes only strings for an `enum` ---
+
+class Stars(BaseModel):
+    n: Literal[1, 2, 3]
+
+def f_rate(n:Literal[1, 2, 3], lvl:Level=Level.LOW, stars:Optional[Stars]=None, sure:Literal[True, 'maybe']=True):
+    "Rate"
+    calls.append(('f_rate', n, lvl, stars, sure)); return 'rated'
+
+def test_gemini_integer_enum_sent_as_strings(fake_provider):
+    """A `Literal[1, 2, 3]` or `IntEnum` parameter reached Gemini as an `integer` property with the values as strings
+    (litellm 1.110: Gemini refuses an `enum` on another type than STRING) or without its values (1.106: the model never saw them)"""
+    fp = fake_provider
+    calls.clear()
+    fp.queue(Reply(tool_calls=[dict(name='f_rate', arguments={'n': '2', 'lvl': '2', 'stars': {'n': '3'}, 'sure': 'true'})]), Reply('ok'))
+    chat = Chat('gemini/gemini-3-flash-preview', tools=[f_rate], api_base=fp.gemini_base, api_key='k')
+    chat('go')
+    decl = fp.requests[0].body['tools'][0]['function_declarations'][0]['parameters']
+    assert decl['properties']['n'] == {'description': '', 'type': 'string', 'enum': ['1', '2', '3']}
+    assert decl['properties']['lvl'] == {'description': '', 'default': '1', 'type': 'string', 'enum': ['1', '2']}
+    assert calls == [('f_rate', 2, Level.HIGH, Stars(n=3), True)] and type(calls[0][2]) is Level
+    assert chat.hist[-1].content == 'ok'
+    notes = [a.detail for a in chat.adjustments if a.kind=='schema']
+    assert any('integer `enum` values sent as strings' in n for n in notes), notes
+    # other providers get the integer enum as it is
+    n = len(fp.requests)
+    fp.queue(Reply('ok'))
+    Chat('openai/gpt-4o-mini', tools=[f_rate], api_base=fp.openai_base, api_key='k')('go')
+    assert dict(_functions(fp.requests[n].body))['f_rate']['properties']['n']['enum'] == [1, 2, 3]
+
+def test_enum_values_sent_as_strings_reach_a_schema_tool_as_declared(fake_provider):
+    "A tool with its own schema (an MCP tool) gets the arguments as sent: an `integer` `enum` value Gemini sent as '2' is 2 again"
+    got = []
+    class Rate:
+        __name__ = 'rate'
+        __tool_schema__ = {'type': 'function', 'function': {'name': 'rate', 'description': 'Rate', 'parameters': {'type': 'object', 'properties': {
+            'n': {'type': 'integer', 'enum': [1, 2]}, 'tags': {'type': 'array', 'items': {'type': 'string', 'enum': ['1', 'b']}}, 'text': {'type': 'string'}}}}}
+        def __call__(self, **kw): got.append(kw); return 'rated'
+    fp = fake_provider
+    fp.queue(Reply(tool_calls=[dict(name='rate', arguments={'n': '2', 'tags': ['1'], 'text': '2'})]), Reply('ok'))
+    chat = Chat('gemini/gemini-3-flash-preview', tools=[Rate()], api_base=fp.gemini_base, api_key='k')
+    chat('go')
+    assert got == [{'n': 2, 'tags': ['1'], 'text': '2'}]
