@@ -27,7 +27,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_lit
 from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
-from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, tools_as_prompt, gemini_tools, close_models, reply_citations, link_citations,
+from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, tools_as_prompt, gemini_tools, tool_images_hidden, close_models, reply_citations, link_citations,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, prefill_msg, prompts_joined, reasoning_filled, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
@@ -542,6 +542,8 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         self._adjust(None, 'reasoning', f"{n} tool-call message{'s'*(n>1)} without reasoning_content sent with it (their provider fields' reasoning, or a space): {m} thinks, and refuses tool calls without it; the history is unchanged")
     if n := prompts_joined(target, kw, res):
         self._adjust(None, 'prompt_joined', f"{n} prompt{'s'*(n>1)} right after tool results sent at the end of the last result: {m} refuses a user message after a tool message; the history keeps {'them' if n>1 else 'it'}")
+    if n := tool_images_hidden(kw, res):
+        self._adjust(None, 'tool_image', f"{n} image{'s'*(n>1)} a tool returned sent to {m} as a text saying so: litellm says {m} cannot see images (it would refuse the request); the history keeps {'them' if n>1 else 'it'}")
     if _thinks(kw) and not _thinks(res):
         self._adjust(None, 'think', f"thinking left out of this request: the tool loop it continues began without {m}'s thinking (on another model, "
                                     "or asked without thinking), and Anthropic wants a tool loop to think from its start; the next turn thinks")

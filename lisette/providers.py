@@ -16,8 +16,8 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response',
            'reply_citations', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'takes_long_ids',
            'mend_chunk', 'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results', 'prompts_joined',
-           'drops_reasoning_text', 'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal',
-           'keep_refusal', 'openrouter_details', 'link_citations']
+           'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text', 'provider_call_names', 'unstored_reasoning',
+           'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details', 'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, operator, os, re, sys, threading, time, traceback
@@ -1358,6 +1358,37 @@ _adapters.append(_mistral_prompt_in_results)
 def prompts_joined(model, kw, res)->int:
     "How many prompts `adapt_request` put into tool results of request `kw` (to `model`), giving `res`"
     return len(prompts_after_results(kw.get('messages') or [])) if res.get('messages') is not kw.get('messages') and _to_mistral(model) else 0
+
+# %% ../nbs/04_providers.ipynb #b4a99882
+def sees_no_images(m:str)->bool:
+    "Does litellm know model `m`, and say it takes no images (`supports_vision` not set)? (A model it does not know: False)"
+    return bool(i := model_info(m)) and not i.get('supports_vision')
+
+def _is_image(p): return isinstance(p, dict) and p.get('type') in ('image_url', 'image')
+
+def _tool_images(m):
+    "How many image parts tool message `m`'s content holds"
+    c = _get(m, 'content')
+    return sum(map(_is_image, c)) if _get(m, 'role')=='tool' and isinstance(c, list) else 0
+
+def _image_text(m, model):
+    "Tool message `m` with each image part a text saying the tool returned an image `model` cannot see"
+    d = dict(m) if isinstance(m, dict) else m.model_dump(exclude_none=True)
+    note = {'type': 'text', 'text': f"[The tool returned an image here, but it is not shown: {model} cannot see images.]"}
+    d['content'] = [note if _is_image(p) else p for p in d['content']]
+    return d
+
+def _tool_images_as_text(kw):
+    "To a model that takes no images: each image of a tool result sent as a text saying so (it refuses an image part)"
+    msgs = kw.get('messages') or []
+    if not any(map(_tool_images, msgs)) or not sees_no_images(kw['model']): return kw
+    return kw | dict(messages=[_image_text(m, kw['model']) if _tool_images(m) else m for m in msgs])
+
+_adapters.append(_tool_images_as_text)
+
+def tool_images_hidden(kw, res)->int:
+    "How many images of tool results `adapt_request` sent as text in request `res` made of `kw`"
+    return sum(map(_tool_images, kw.get('messages') or [])) - sum(map(_tool_images, res.get('messages') or []))
 
 # %% ../nbs/04_providers.ipynb #f6c886a8
 def _groq_read(msg, tier=True):
