@@ -938,6 +938,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
             'lisette.switch': { 'lisette.switch._ResultIds': ('switch.html#_resultids', 'lisette/switch.py'),
                                 'lisette.switch._ResultIds.__contains__': ('switch.html#_resultids.__contains__', 'lisette/switch.py'),
                                 'lisette.switch._ResultIds.__init__': ('switch.html#_resultids.__init__', 'lisette/switch.py'),
+                                'lisette.switch._args_note_kind': ('switch.html#_args_note_kind', 'lisette/switch.py'),
                                 'lisette.switch._args_object': ('switch.html#_args_object', 'lisette/switch.py'),
                                 'lisette.switch._as_plain': ('switch.html#_as_plain', 'lisette/switch.py'),
                                 'lisette.switch._audio_as': ('switch.html#_audio_as', 'lisette/switch.py'),

@@ -175,11 +175,15 @@ def _args_object(a):
     try: return isinstance(json.loads(a), dict)
     except ValueError: return False
 
+def _args_note_kind(tid, kind):
+    "The adjustment kind of `{}` sent for the arguments of call `tid` to provider `kind`: 'switch' when another provider made the call (which took them as they are), else 'tool_args' (its own call, cut off)"
+    return 'tool_args' if kind=='anthropic' and str(tid).startswith('toolu_') else 'switch'  # (Gemini never makes such arguments: a call with them is another's)
+
 def _fit_args(tc, kind, notes, i):
     "Tool call `tc` (of a copied message) with arguments provider `kind` can take: `{}` for what is not a JSON object"
     if kind not in _object_args or _args_object(a := _get(tc, 'function', 'arguments')): return tc
     what = "has no arguments" if a in ('', None) else f"has arguments {a if isinstance(a, str) and len(a)<=40 else str(a)[:40]+'…'!r}, not a JSON object (cut off?)"
-    notes.append((i, f"tool call {_tc_id(tc)} {what}: sent as {{}}"))
+    notes.append((i, f"tool call {_tc_id(tc)} {what}: sent as {{}}", _args_note_kind(_tc_id(tc), kind)))
     nm = _get(tc, 'function', 'name')
     if isinstance(tc, dict): return {**tc, 'function': {'name': nm, 'arguments': '{}'}}
     tc.function = Function(name=nm, arguments='{}')  # on a copy (`_copy_msg`): the history's call keeps its arguments
@@ -418,6 +422,6 @@ def fit_request(chat, msgs, at=None, echo=None):
     "The messages `msgs` of `chat`'s next request, fitted to its current model (`echo`: see `fit_history`); each change noted in `chat.adjustments`"
     target = getattr(chat, '_target', chat.model)  # (a Router group of one model: that model)
     res, notes = fit_history(msgs, target, at=at, memo=chat.__dict__.setdefault('_fit_memo', {}), echo=echo)
-    for i,d in notes: note_adjustment(chat, 'switch', f"message {i}: {d}")
+    for i,d,*k in notes: note_adjustment(chat, k[0] if k else 'switch', f"message {i}: {d}")  # (a note of another kind names it)
     _note_reasoning_dropped(chat, target, res)
     return res

@@ -107,7 +107,21 @@ def test_cut_off_call_does_not_wedge_the_chat(fake_provider):
     for q in ('next', 'more'): _quiet(chat, q)  # every later turn works
     sent = fp.last['messages'][1]['content']
     assert [b['input'] for b in sent if b['type']=='tool_use'] == [{}]
+    # (reported as 'switch' before, though the chat never left Anthropic: the call was cut off where it was made)
+    assert any(a.kind=='tool_args' and 'not a JSON object' in a.detail for a in chat.adjustments)
+    assert not [a for a in chat.adjustments if a.kind=='switch']
+
+def test_non_object_arguments_after_a_switch_are_a_switch_note(fake_provider):
+    "Arguments OpenAI took as they are (`[1, 2]`), sent to Anthropic as `{}` after a switch: the switch caused it, so a 'switch' note"
+    fp = fake_provider
+    fp.queue(Reply('', tool_calls=[dict(name='add', arguments='[1, 2]')]), 'done', 'next')
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    _quiet(chat, 'add')
+    chat.model, chat.api_base = 'anthropic/claude-sonnet-4-5', fp.anthropic_base
+    _quiet(chat, 'more')
+    assert [b['input'] for b in fp.last['messages'][1]['content'] if b['type']=='tool_use'] == [{}]
     assert any(a.kind=='switch' and 'not a JSON object' in a.detail for a in chat.adjustments)
+    assert not [a for a in chat.adjustments if a.kind=='tool_args']
 
 @pytest.mark.parametrize('stream', [False, True])
 def test_responses_call_cut_off_after_reasoning_keeps_the_order(fake_provider, stream):
