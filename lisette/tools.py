@@ -65,9 +65,11 @@ class _Annotations:
     def __init__(self, anns): self.__annotations__ = anns
 
 def _hints(f, extras=True):
-    "`get_type_hints(f)`: string annotations (`from __future__ import annotations`, quoted ones) resolved; where one fails to, each other resolved alone (it stays a string)"
-    try: return get_type_hints(f, include_extras=extras)
-    except Exception: pass
+    "`f`'s type hints, string annotations (`from __future__ import annotations`, quoted ones) resolved: `get_type_hints` of a class, each of a function's alone (one that fails to resolve stays a string)"
+    # (alone, as no default is seen: before Python 3.11 `get_type_hints(f)` makes `x: int = None` an `Optional[int]`, which `x: int` is not)
+    if isinstance(f, type):
+        try: return get_type_hints(f, include_extras=extras)
+        except Exception: pass
     g = getattr(sys.modules.get(f.__module__), '__dict__', {}) if isinstance(f, type) else getattr(inspect.unwrap(f), '__globals__', {})
     res = {}
     for n,a in (getattr(f, '__annotations__', None) or {}).items():

@@ -709,6 +709,13 @@ def test_future_annotations_calls_are_coerced(proto, typed_mods):
     assert repr(a) == repr(b).replace('lisette_plain_tool', 'lisette_fut_tool')
     assert a[1] is fut.Color.GREEN and a[2] == fut.Spot(3, fut.Color.RED) and a[4] is fut.Level.HIGH and a[6:] == ([1, 2], 4, (1, 2), {'w': 0.5})
 
+def test_string_annotation_with_none_default_is_as_written():
+    "`x: 'int' = None` is an integer, as `x: int = None` is (before Python 3.11, `get_type_hints(f)` makes it `Optional[int]`)"
+    def f_none(x:'int'=None, y:int=None):
+        "Defaults of None"
+    ps = params(f_none)['properties']
+    assert ps['x'] == ps['y'] == {'description': '', 'default': None, 'type': 'integer'}
+
 def test_unresolvable_string_annotation_names_tool_and_parameter():
     "A string annotation naming nothing the module defines was taken as `{'type': 'object'}`"
     def f_fwd(a:'int', b:'Nowhere'=None):
