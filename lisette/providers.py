@@ -1361,8 +1361,8 @@ def prompts_joined(model, kw, res)->int:
 
 # %% ../nbs/04_providers.ipynb #b4a99882
 def sees_no_images(m:str)->bool:
-    "Does litellm know model `m`, and say it takes no images (`supports_vision` not set)? (A model it does not know: False)"
-    return bool(i := model_info(m)) and not i.get('supports_vision')
+    "Does litellm's map say model `m` takes no images (`supports_vision: False`)? (Unknown, or not said: False)"
+    return model_info(m).get('supports_vision') is False
 
 def _is_image(p): return isinstance(p, dict) and p.get('type') in ('image_url', 'image')
 
@@ -1381,7 +1381,7 @@ def _image_text(m, model):
 def _tool_images_as_text(kw):
     "To a model that takes no images: each image of a tool result sent as a text saying so (it refuses an image part)"
     msgs = kw.get('messages') or []
-    if not any(map(_tool_images, msgs)) or not sees_no_images(kw['model']): return kw
+    if not sees_no_images(kw['model']) or not any(map(_tool_images, msgs)): return kw  # (the model first: it is asked on every request)
     return kw | dict(messages=[_image_text(m, kw['model']) if _tool_images(m) else m for m in msgs])
 
 _adapters.append(_tool_images_as_text)

@@ -769,7 +769,7 @@ def test_enum_values_sent_as_strings_reach_a_schema_tool_as_declared(fake_provid
 
 # --- An image a tool returns, to a model that sees none ---
 
-@pytest.mark.parametrize('model', ['openai/gpt-3.5-turbo', 'deepseek/deepseek-chat'])
+@pytest.mark.parametrize('model', ['openai/o3-mini', 'o3-mini'])
 def test_tool_image_to_a_model_without_vision(fake_provider, model):
     """An image a tool returned went to a model that takes no images as an image part, which the provider refuses
     (on every later request of the chat too): now a text saying so goes in its place, reported; the history keeps the image"""
@@ -792,14 +792,15 @@ def test_tool_image_to_a_model_without_vision(fake_provider, model):
         f"2 images a tool returned sent to {model} as a text saying so: litellm says {model} cannot see images (it would refuse the request); the history keeps them"]
     assert sum(isinstance(m, dict) and m.get('role')=='tool' and 'image_url' in json.dumps(m['content']) for m in chat.hist) == 2
 
-def test_tool_image_to_an_unknown_model_is_sent(fake_provider):
-    "A model litellm does not know may see images: it gets the image, unreported"
+@pytest.mark.parametrize('model', ['openai/some-unknown-model', 'openai/gpt-3.5-turbo', 'openrouter/openai/gpt-4o'])
+def test_tool_image_to_an_unknown_model_is_sent(fake_provider, model):
+    "A model litellm does not know, or whose entry does not say (OpenRouter's gpt-4o sees images), may see images: it gets the image, unreported"
     from PIL import Image
     fp = fake_provider
     def draw(color:str):
         "Draw a small square"
         return Image.new('RGB', (2, 2), color)
     fp.queue(Reply(tool_calls=[('draw', {'color': 'red'})]), 'Drawn.')
-    chat = Chat('openai/some-unknown-vision-model', tools=[draw], api_base=fp.openai_base, api_key='k')
+    chat = Chat(model, tools=[draw], api_base=fp.openai_base, api_key='k')
     chat('draw')
     assert 'image_url' in json.dumps(fp.last['messages']) and not [a for a in chat.adjustments if a.kind=='tool_image']
