@@ -1388,6 +1388,7 @@ _adapters.append(_tool_images_as_text)
 
 def tool_images_hidden(kw, res)->int:
     "How many images of tool results `adapt_request` sent as text in request `res` made of `kw`"
+    if not sees_no_images(kw['model']) or res.get('messages') is kw.get('messages'): return 0  # (asked after every request: no message is read for others)
     return sum(map(_tool_images, kw.get('messages') or [])) - sum(map(_tool_images, res.get('messages') or []))
 
 # %% ../nbs/04_providers.ipynb #f6c886a8
