@@ -458,10 +458,10 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
 # %% ../nbs/06_chat.ipynb #a945fd66
 def _temp_dropped(why, t): return f"temp={t} not sent: {why}"
 
-def _takes_no_tools(kw, sparams):
-    "Does litellm say request `kw`'s model takes no `tools` (e.g. Perplexity's)? True when it will drop them (`drop_params`); raises where litellm would refuse the request"
-    if not sparams or 'tools' in sparams or 'tools' in (kw.get('allowed_openai_params') or ()) or tools_as_prompt(kw['model']): return False
-    if kw.get('drop_params') or litellm.drop_params: return True
+def _takes_no_tools(kw, sparams, target):
+    "Does litellm say the model of request `kw` (`target`) takes no `tools` (e.g. Perplexity's)? True when it will drop them (`drop_params`, or `additional_drop_params` naming them); raises where litellm would refuse the request"
+    if not sparams or 'tools' in sparams or 'tools' in (kw.get('allowed_openai_params') or ()) or tools_as_prompt(target): return False
+    if kw.get('drop_params') or litellm.drop_params or 'tools' in (kw.get('additional_drop_params') or ()): return True
     raise ValueError(f"tools: litellm says {kw['model']} takes no tools (it would refuse the request with UnsupportedParamsError). "
                      "Make the chat without tools= or use a model that calls tools; or set litellm.drop_params=True to send the request without them (reported in chat.adjustments)")
 def _thinks(kw): return 'thinking' in kw or 'reasoning_effort' in kw
@@ -527,7 +527,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         if (v := getattr(self, k)) is not None: kw[k] = v
     if self.completefunc in (completion, acompletion): kw = without_sdk_retries(kw)  # our retries only (retries=0: one request)
     kw |= kwargs
-    if kw.get('tools') and _takes_no_tools(kw, sparams): self._adjust(None, 'tools', f"tools left out: litellm says {m} takes none, and drop_params is set (the model answers without them)")
+    if kw.get('tools') and not self._group() and _takes_no_tools(kw, sparams, target): self._adjust(None, 'tools', f"tools left out: litellm says {m} takes none, and drop_params is set (the model answers without them)")
     kw, own = with_think(kw, {k:v for k,v in tk.items() if k not in kwargs or k=='reasoning'}, target)  # (a `reasoning` dict given: merged with think's)
     if own: self._adjust(None, 'think', f"think={think!r} not applied: the `reasoning` given sets effort {own!r}, which is sent in its place")
     if lowered: self._fit_thinking(kw, think, lowered)  # (however thinking was asked for)

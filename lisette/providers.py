@@ -475,7 +475,7 @@ def _string_enum(r, notes):
     e = r.get('enum')
     if not isinstance(e, list) or all(isinstance(v, str) for v in e) or not all(isinstance(v, (str, int, float)) for v in e): return r
     txt = lambda v: v if isinstance(v, str) else json.dumps(v)
-    notes.add(f"{r.get('type', 'untyped')} `enum` values sent as strings (as `'2'` for 2), as Gemini takes only strings for an `enum`; "
+    notes.add(f"{r.get('type', 'untyped')} `enum` values sent as strings (their JSON texts, e.g. `'2'` for 2), as Gemini takes only strings for an `enum`; "
               "the tool gets the value it declares")
     return r | {'type': 'string', 'enum': [txt(v) for v in e]} | ({'default': txt(r['default'])} if r.get('default') in e else {})
 

@@ -177,7 +177,7 @@ def _args_object(a):
 
 def _args_note_kind(tid, kind):
     "The adjustment kind of `{}` sent for the arguments of call `tid` to provider `kind`: 'switch' when another provider made the call (which took them as they are), else 'tool_args' (its own call, cut off)"
-    return 'tool_args' if kind=='anthropic' and str(tid).startswith('toolu_') else 'switch'  # (Gemini never makes such arguments: a call with them is another's)
+    return 'tool_args' if kind=='anthropic' and str(tid).startswith(('toolu_', 'tooluse_')) else 'switch'  # (Anthropic's ids, and Bedrock's for its Claude)  # (Gemini never makes such arguments: a call with them is another's)
 
 def _fit_args(tc, kind, notes, i):
     "Tool call `tc` (of a copied message) with arguments provider `kind` can take: `{}` for what is not a JSON object"

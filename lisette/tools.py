@@ -129,7 +129,8 @@ def _type_schema(t, defs, names):
     t = ann_parts(t)[0]
     if isinstance(t, (str, ForwardRef)):
         raise TypeError(f"its annotation {getattr(t, '__forward_arg__', t)!r} names nothing the tool's module defines (not even under "
-                        "`if TYPE_CHECKING:`), so it cannot be resolved to a type")
+                        "`if TYPE_CHECKING:`), so it cannot be resolved to a type; a class defined inside a function is not found by its name "
+                        "under `from __future__ import annotations`: define it at module level")
     if not _is_own(t): return handle_type(t, defs)
     o, args = get_origin(t), get_args(t)
     if o is Literal: return _choice_schema(args)

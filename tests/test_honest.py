@@ -153,6 +153,18 @@ def test_tools_for_a_model_without_tools(fake_provider, monkeypatch):
     assert 'tools' not in fp.last
     assert [a.detail for a in chat.adjustments if a.kind=='tools'] == ["tools left out: litellm says perplexity/sonar takes none, and drop_params is set (the model answers without them)"]
 
+def test_tools_dropped_by_other_means_are_sent_without_them(fake_provider):
+    "litellm drops tools it is told to drop per call (additional_drop_params), and a Router's deployment by its own drop_params: sent, not refused (the first reported)"
+    fp = fake_provider
+    fp.queue('ok')
+    chat = Chat('perplexity/sonar', tools=[add], api_base=fp.openai_base, api_key='k')
+    chat('hi', additional_drop_params=['tools'])
+    assert 'tools' not in fp.last and [a.kind for a in chat.adjustments if a.kind=='tools'] == ['tools']
+    fp.queue('ok')
+    r = litellm.Router(model_list=[{'model_name': 'g', 'litellm_params': {'model': 'perplexity/sonar', 'api_base': fp.openai_base, 'api_key': 'k', 'drop_params': True}}])
+    chat = Chat('g', tools=[add], completefunc=r.completion)
+    assert contents(chat('hi')).content == 'ok' and 'tools' not in fp.last
+
 def test_unknown_model(fake_provider):
     fp = fake_provider
     fp.queue("ok")
