@@ -411,9 +411,10 @@ def note_adjustment(chat, kind, detail):
     else: lst.append((kind, detail))
 
 def _note_reasoning_dropped(chat, target, msgs):
-    "On the first request after a switch to a model litellm sends no reasoning text (Groq's), say how many messages' reasoning goes: once, not every turn"
+    "On the first request of a chat, or after a switch, to a model litellm sends no reasoning text (Groq's), say how many messages' reasoning goes: once, not every turn"
     prev, chat.__dict__['_fit_target'] = chat.__dict__.get('_fit_target'), target
-    if prev is None or prev==target or not drops_reasoning_text(target) or drops_reasoning_text(prev): return
+    # (the first request too: a history given or loaded may hold another provider's reasoning)
+    if prev==target or not drops_reasoning_text(target) or prev is not None and drops_reasoning_text(prev): return
     if n := sum(1 for m in msgs if _get(m, 'role')=='assistant' and isinstance(rc := _get(m, 'reasoning_content'), str) and not _blank(rc)):
         note_adjustment(chat, 'switch', f"reasoning text of {n} earlier message{'s'*(n>1)} left out: litellm sends {target} none (Groq takes none back), "
                                         "from now on without a further note; the history keeps it")

@@ -625,6 +625,19 @@ def test_switch_to_groq_says_once_that_reasoning_text_goes(fake_provider):
     assert not [d for k,d in chat.adjustments if k=='switch']  # not every turn (Groq's own reasoning is not wanted back)
     assert chat.hist[1].reasoning_content == 'Deep thought.'
 
+def test_groq_chat_on_a_history_with_reasoning_says_it_once(fake_provider):
+    "A history given to a Groq chat (or loaded) with another provider's reasoning: litellm 1.110 leaves it out, said on the first request only"
+    fp = fake_provider
+    hist = ['Hi', {'role': 'assistant', 'content': 'One.', 'reasoning_content': 'Deep thought.'}]
+    chat = Chat('groq/qwen/qwen3-32b', hist=hist, api_base=fp.openai_base, api_key='k')
+    fp.queue('Two.'); chat('Again')
+    dropped = 'reasoning_content' not in fp.last['messages'][1]  # (litellm 1.110 leaves it out; 1.106 sends it)
+    said = [d for k,d in chat.adjustments if k=='switch']
+    assert said == (["reasoning text of 1 earlier message left out: litellm sends groq/qwen/qwen3-32b none (Groq takes none back), "
+                     "from now on without a further note; the history keeps it"] if dropped else [])
+    fp.queue('Three.'); chat('More')
+    assert not [d for k,d in chat.adjustments if k=='switch']
+
 _vllm_ids = ['chatcmpl-tool-0e9c6b4ef47d4f0c8d1a7f3e5b2a9c61', 'chatcmpl-tool-5d2f1a7b9c3e4d6f8a0b1c2d3e4f5a6b']  # vLLM's own form: 46 characters
 
 @pytest.mark.parametrize('stream', [False, True])
