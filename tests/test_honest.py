@@ -135,6 +135,10 @@ def test_think_on_magistral_is_a_system_prompt(fake_provider, think):
     assert 'reasoning_effort' not in fp.last and sys_['role']=='system' and sys_['content'].endswith('Be brief.') and '<think>' in sys_['content']
     assert [a.detail for a in chat.adjustments if a.kind=='think'] == [f"think={think!r} sent as litellm's reasoning system prompt (before the chat's own, if any), "
                                                                      "not as an effort: mistral/magistral-medium-latest takes no effort level, so every level is the same request"]
+    fp.queue("ok")
+    other = Chat('mistral/magistral-medium-latest', sp='Be brief.', api_base=fp.openai_base, api_key='k')
+    other('hi', think='h' if think=='l' else 'l')
+    assert fp.requests[-1].body == fp.requests[-2].body  # the other level: the same request, as the note says
     large = Chat('mistral/mistral-large-latest', api_base=fp.openai_base, api_key='k')
     large('hi', think=think)
     assert 'reasoning_effort' not in fp.last and [a.detail for a in large.adjustments if a.kind=='think'] == [f"think={think!r} ignored: litellm says mistral/mistral-large-latest does not reason"]

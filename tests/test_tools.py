@@ -793,7 +793,7 @@ def test_tool_image_to_a_model_without_vision(fake_provider, model):
     assert sum(isinstance(m, dict) and m.get('role')=='tool' and 'image_url' in json.dumps(m['content']) for m in chat.hist) == 2
 
 @pytest.mark.parametrize('model', ['openai/some-unknown-model', 'openai/gpt-3.5-turbo', 'openrouter/openai/gpt-4o'])
-def test_tool_image_to_an_unknown_model_is_sent(fake_provider, model):
+def test_tool_image_to_a_model_unknown_or_not_said_is_sent(fake_provider, model):
     "A model litellm does not know, or whose entry does not say (OpenRouter's gpt-4o sees images), may see images: it gets the image, unreported"
     from PIL import Image
     fp = fake_provider
