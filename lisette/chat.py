@@ -259,10 +259,10 @@ class Chat:
     @hist.setter
     def hist(self, v):
         # most long histories are text and tool rounds: valid as they are, and bounded for the first request, in one cheap pass
-        if v.__class__ is list and (b := _plain_bytes(v, True, rt := [])) is not None: h, self._hist_bound, self._scan = list(v), (len(v), b), (list(v), rt)
-        elif not getattr(self, 'repair', False): check_hist(h := mk_msgs(v), pending_ok=True); self._hist_bound, self._scan = None, ([], [])
+        if v.__class__ is list and (b := _plain_bytes(v, True, rt := [], rc := {})) is not None: h, self._hist_bound, self._scan, self._read_calls = list(v), (len(v), b), (list(v), rt), rc
+        elif not getattr(self, 'repair', False): check_hist(h := mk_msgs(v), pending_ok=True); self._hist_bound, self._scan, self._read_calls = None, ([], []), None
         else:
-            (h, self.repairs), self._hist_bound, self._scan = repair_hist(mk_msgs(v), pending_ok=True), None, ([], [])
+            (h, self.repairs), self._hist_bound, self._scan, self._read_calls = repair_hist(mk_msgs(v), pending_ok=True), None, ([], []), None
             if self.repairs:  # reported now, and again by the next turn
                 self.adjustments = self._carry = []
                 self._adjust(None, 'history', "Chat repaired its history: " + '; '.join(self.repairs))

@@ -270,6 +270,7 @@ def _plain_bytes(
     msgs:list, # The history: dicts or litellm `Message`s
     pending_ok:bool=False, # May the last assistant tool-call message still wait for some of its results?
     rounds:list=None, # If given, the indices of the tool calls and results are appended to it
+    read:dict=None, # If given, each tool-call message `m` read is kept in it as `{id(m): (m, _plain_calls(m))}`, so a later pass need not read it again
 )->int|None:
     "UTF-8 bytes of `msgs` (with framing) if they hold only text messages, client tool calls and their text results, and are valid; else None"
     # one pass over the messages, counting nothing per message: the text is joined and measured at the end, and the
@@ -280,6 +281,7 @@ def _plain_bytes(
         if type(m) is not dict:
             if open_ or (pc := _plain_calls(m)) is None or (t := pc[1]) is None or not calls.keys().isdisjoint(open_ := pc[0]): return None
             calls |= open_; s += t; at.append(i)  # an assistant message asking for client tools
+            if read is not None: read[id(m)] = m, pc
         elif type(c := m.get('content')) is not str: return None
         elif (k := len(m))==2:  # a text message
             if open_ or not c or c.isspace() or not ((r := m.get('role'))=='user' or r=='assistant'): return None

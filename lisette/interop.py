@@ -14,12 +14,12 @@ from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, MessageFormatError, _legacy_call, _legacy_call_ok, _get, _has_cache, _part_types, _nonblank, _audio_problem, max_cache_ckpts
-from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _plain_shape, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
+from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _plain_shape, _plain_calls, _text_roles, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
 from .tools import _provider_ran, _provider_marked, _tc_id, _tc_name
 from .providers import paused_msg
 from .context import _msgs_bound, _bytes_bound
 from .usage import UsageStats
-from .chat import Chat
+from .chat import Chat, _not_plain
 
 # %% ../nbs/09_interop.ipynb #1f6da08e
 class LossyConversionWarning(UserWarning):
@@ -597,7 +597,7 @@ def _check_saved(m, i, src):
     if p := _psf_problem(m): raise SavedChatError(src, f"hist[{i}].provider_specific_fields", p)
 
 def _hist_of(d, src):
-    "(the decoded, checked history of state `d`, lone surrogates repaired; how many strings were; if it is valid as it is, its byte bound and the indices of its tool rounds, else None)"
+    "(the decoded, checked history of state `d`, lone surrogates repaired; how many strings were; if it is valid as it is, its byte bound, else None; the indices of its messages that are not plain text dicts)"
     hs, hist = _field(d, 'hist', _is(list), "a list of messages", src), []
     for i,o in enumerate(hs):
         try: hist.append(_saved_msg(o, i, src))
@@ -605,10 +605,14 @@ def _hist_of(d, src):
             for j,m in enumerate(hist): _check_saved(m, j, src)  # (a problem of a message before it is told first)
             raise
     # valid as a whole in one pass (most files): then no message holds what `check_msg` refuses, and none is checked again
-    if (b := _plain_bytes(hist, True, rounds := [])) is None:  # (a cache checkpoint, a part that is no text, ...: the messages of the usual shapes still need no check)
+    if (b := _plain_bytes(hist, True, at := [], read := {})) is None:  # (a cache checkpoint, a part that is no text, ...: the messages of the usual shapes still need no check)
+        at, read = [], {}  # (noted on the way, as `Chat._special` would find them on the first request)
         for i,m in enumerate(hist):
-            if not _plain_shape(m): _check_saved(m, i, src)
-    return hist, fix_surrogates(hist), (None if b is None else (b, rounds))  # (a lone surrogate and the U+FFFD that replaces it take the same bytes: the bound holds)
+            if m.__class__ is dict and len(m)==2 and m.get('content').__class__ is str and m.get('role') in _text_roles: continue
+            at.append(i)
+            if m.__class__ is not dict and (pc := _plain_calls(m)) is not None and pc[1] is not None: read[id(m)] = m, pc  # (as `_plain_shape` reads it)
+            elif not _plain_shape(m): _check_saved(m, i, src)
+    return hist, fix_surrogates(hist), b, at, read  # (fixing lone surrogates changes no message's shape)  # (a lone surrogate and the U+FFFD that replaces it take the same bytes: the bound holds)
 
 def _whole_hist(hist, src, repair, cache=True, b=None):
     "(history, repairs, bound): `hist` checked as a whole, as `Chat(hist=...)` checks it; with `repair`, repaired instead of refused (`b`: its byte bound, known when it is valid as it is)"
@@ -644,7 +648,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
         why = "Upgrade lisette to load it." if v>chat_format_version else "No lisette writes it."
         raise SavedChatError(src, 'version', f"format version {v}; this lisette reads version {chat_format_version}. {why}")
     model = _field(d, 'model', lambda x: isinstance(x, str) and bool(x), "a model name", src)
-    sp, (hist, fixed, plain) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src)
+    sp, (hist, fixed, plain, at, read) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src)
     tcr = d.get('tc_res')
     if not (tcr is None or isinstance(tcr, dict)): raise SavedChatError(src, 'tc_res', f"expected an object or null, got {type(tcr).__name__}")
     reprs = d.get('tc_res_repr', [])
@@ -657,9 +661,11 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     chat.sp = kw.get('sp', sp)  # as saved: Chat(tc_refs=True) would add the references prompt a second time
     for k in ('sp', 'tool_reminder'):  # the file's text, like its history's, without lone surrogates
         if k not in kw and isinstance(v := getattr(chat, k), str) and _has_surrogate(v): setattr(chat, k, _fix_str(v)); fixed += 1
-    hist, repairs, b = _whole_hist(hist, src, chat.repair, chat.cache, plain[0] if plain else None)
-    chat._hist, chat._ckpts = hist, [] if plain else [(m, i) for i,m in enumerate(hist) if _has_cache(m)]  # as saved, cache checkpoints included (a plain history has none)
-    if plain: chat._scan = (list(hist), plain[1])  # where its tool rounds are, as `Chat(hist=)` notes them: the first request need not look for them
+    hist, repairs, b = _whole_hist(hist, src, chat.repair, chat.cache, plain)
+    if repairs: at = _not_plain(hist, range(len(hist)))  # (repaired: messages added or removed)
+    chat._hist, chat._ckpts = hist, [(hist[i], i) for i in at if _has_cache(hist[i])]  # as saved, cache checkpoints included (a plain text dict holds none)
+    chat._scan = (list(hist), at)  # where its messages other than plain text are, as `Chat(hist=)` notes them: the first request need not look for them
+    chat._read_calls = None if fixed else read  # its tool calls, as read: nor read them again (unless a lone surrogate was mended since)
     chat._hist_bound, chat._checked = (len(hist), b), len(hist)  # read and checked now, with the rest of the file: the first turn need not again
     # the provider's count of the saved request, so the first turn need not count a long history again; only for the
     # history, system prompt and tools it was counted on (the sizes differ if any changed since: then it is counted anew)

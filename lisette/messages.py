@@ -183,7 +183,7 @@ def _add_cache_control(msg, ttl=None):
     if c: c[-1]['cache_control'] = _cc(ttl)
     return msg
 
-def _role(m): return _get(m, 'role')
+def _role(m): return m.get('role') if (c := m.__class__) is dict else m.__dict__.get('role') if c is Message else _get(m, 'role')  # (a `Message` keeps its role as a field: read at once)
 def _tc_cache(tc): return _get(tc, 'cache_control')
 
 def _has_cache(msg):

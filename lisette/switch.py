@@ -10,7 +10,7 @@ import hashlib, json, re, time
 import litellm
 from fastcore.utils import *
 from litellm.types.utils import Function
-from .messages import _get, _nonblank
+from .messages import _get, _role, _nonblank
 from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls, _compacted_only
 from .tools import _tc_id
 from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items, drops_reasoning_text, takes_long_ids
@@ -49,7 +49,7 @@ _an_id = re.compile(r'^[a-zA-Z0-9_-]+$')
 def fit_id(tid:str, kind:str, long_ids:bool=False)->str:
     "Tool-call id `tid` in a form provider `kind` accepts (unchanged when it already does; `long_ids`: its server takes ids of any length, `takes_long_ids`)"
     if kind!='gemini' and '__thought__' in tid: tid = tid.split('__thought__')[0]
-    if kind=='anthropic' and not _an_id.match(tid): tid = re.sub(r'[^a-zA-Z0-9_-]', '_', tid)
+    if kind=='anthropic' and not _an_id.fullmatch(tid): tid = re.sub(r'[^a-zA-Z0-9_-]', '_', tid)  # (`fullmatch`: `$` would let a final newline through)
     if kind in ('openai', 'responses', 'deepseek') and len(tid)>40 and not long_ids: tid = 'call_' + hashlib.sha1(tid.encode()).hexdigest()[:32]
     if kind=='mistral' and not _mistral_id_form.fullmatch(tid): tid = _mistral_id(tid)
     return tid
@@ -169,10 +169,15 @@ def _has_ckpt(m):
 
 _object_args = ('anthropic', 'gemini')  # providers whose tool calls carry their arguments as an object, not a string
 
+_scan_json = json.JSONDecoder().scan_once  # the C scanner `json.loads` runs, called without its Python wrappers
+
 def _args_object(a):
     "Are tool-call arguments `a` a JSON object (as a string)?"
     if a.__class__ is not str: return False
-    try: return isinstance(json.loads(a), dict)
+    try: o, end = _scan_json(a, 0)  # (most arguments: one value from the first character to the last, read in one C call)
+    except (StopIteration, ValueError): end = -1
+    if end==len(a): return o.__class__ is dict
+    try: return isinstance(json.loads(a), dict)  # (whitespace around it, or not JSON: `json.loads` says)
     except ValueError: return False
 
 def _args_note_kind(tid, kind):
@@ -224,9 +229,19 @@ def _audio_as(m, kind, model):
     if (exp := _get(a, 'expires_at')) and exp<=time.time(): return 'text', "OpenAI no longer keeps it"
     return ('id', aid) if (aid := _get(a, 'id')) else ('text', "it has no id")
 
+_an_ids = re.compile(r'[a-zA-Z0-9_-]+(?: [a-zA-Z0-9_-]+)*')  # ids `fit_id` leaves for Anthropic, joined by spaces
+
+def _ids_fit(ids, kind, long_ids=False):
+    "Would `fit_id` leave each of tool-call ids `ids` as it is? (the usual kinds in a pass or two over their joined text: this runs for every tool-call message of a long history's first request)"
+    if kind=='gemini': return True
+    if '__thought__' in (j := ' '.join(ids)): return False
+    if kind=='anthropic': return _an_ids.fullmatch(j) is not None and j.count(' ')==len(ids)-1  # (no id holds a space)
+    if kind in ('openai', 'responses', 'deepseek'): return long_ids or max(map(len, ids), default=0)<=40
+    return all(fit_id(t, kind, long_ids)==t for t in ids)
+
 def _plain_needs_fit(calls, kind, long_ids=False):
     "Would provider `kind` need plain client calls `calls` (their strings, as `_plain_calls` gives them: id, name, arguments each) changed?"
-    return any(fit_id(t, kind, long_ids)!=t for t in calls[::3]) or kind in _object_args and not all(map(_args_object, calls[2::3]))
+    return not _ids_fit(calls[::3], kind, long_ids) or kind in _object_args and not all(map(_args_object, calls[2::3]))
 
 def _reads_details(model):
     "Does `model` read OpenRouter's `reasoning_details` back (on OpenRouter's own route)?"
@@ -351,12 +366,12 @@ def _no_signatures(m, pc):
     "Does tool-call `Message` `m`, read by `_plain_calls` as `pc`, carry no Gemini signatures? (which it counts among its strings, and only Gemini reads)"
     return len(pc[1])==3*len(pc[0]) + (m.__dict__.get('content') is not None)  # (its text, then each call's id, name and arguments: nothing more)
 
-def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True, details=True, long_ids=False):
-    "Does message `m` need changing for provider `kind`? Remembered in `seen` by identity, unless it holds a `srvtoolu_` call (answered later)"
+def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True, details=True, long_ids=False, read=None):
+    "Does message `m` need changing for provider `kind`? Remembered in `seen` by identity, unless it holds a `srvtoolu_` call (answered later); `read`: tool-call messages read before (see `_plain_bytes`)"
     if seen is not None and (e := seen.get(id(m))) is not None and e[0] is m: return e[1]
     # most of a long history's assistant messages only ask for client tools: told apart in the few lookups `_plain_calls`
     # makes (no reasoning, search parts, audio, refusal, checkpoint or `srvtoolu_` call), as `_get` reads a `Message` slowly
-    if role=='assistant' and (pc := _plain_calls(m)) is not None and (t := pc[1]) is not None and _no_signatures(m, pc):
+    if role=='assistant' and (pc := e[1] if read and (e := read.get(id(m))) is not None and e[0] is m else _plain_calls(m)) is not None and (t := pc[1]) is not None and _no_signatures(m, pc):
         need = _plain_needs_fit(t[len(t)-3*len(pc[0]):], kind, long_ids) or m.__dict__.get('provider_specific_fields') is not None and (not echo and _refusal_echo(m) or _empty_psf(m, kind, echo))
     else:
         need = _needs_fit(m, kind, cache, answered, refusals, echo, details, long_ids) if role=='assistant' else not cache and _has_ckpt(m)
@@ -369,6 +384,7 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
                 cache:bool=None, # Keep cache checkpoints (default: only for Anthropic)
                 at:list=None, # Indices of `msgs` to look at, in order; the others must be plain text dicts (default: all)
                 memo:dict=None, # Kept by the caller between requests: a message object seen before is not examined again
+                read:dict=None, # Tool-call messages already read by `_plain_calls` (see `_plain_bytes`): not read again
                 echo:bool=None): # Send litellm 1.106's `refusal: None` echo back (default: to OpenAI's own APIs)
     "(copy of `msgs` the provider of `model` accepts, [(history index, what changed)])"
     kind = provider_kind(model)
@@ -387,8 +403,8 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         # a text tool result (the other half of a tool-heavy history): only a new id for its call, or a checkpoint, changes it
         if not ids and m.__class__ is dict and m.get('content').__class__ is str and m.get('role')=='tool' and (cache or 'cache_control' not in m): continue
         if not ids and seen and (e := seen.get(id(m))) is not None and e[0] is m and not e[1]: continue  # examined before: nothing to change
-        i, role = j-nsys, _get(m, 'role')
-        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals, echo, details, long_ids): continue  # no copy
+        i, role = j-nsys, _role(m)
+        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals, echo, details, long_ids, read): continue  # no copy
         # (a Message's `audio` takes no bare reference; its `refusal` field is left out by removing it from a dict)
         res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and (_get(m, 'audio') is not None or _get(m, 'refusal') is not None or _get(m, 'images') or not echo and _refusal_echo(m)) else m)
         copied = True
@@ -422,7 +438,8 @@ def _note_reasoning_dropped(chat, target, msgs):
 def fit_request(chat, msgs, at=None, echo=None):
     "The messages `msgs` of `chat`'s next request, fitted to its current model (`echo`: see `fit_history`); each change noted in `chat.adjustments`"
     target = getattr(chat, '_target', chat.model)  # (a Router group of one model: that model)
-    res, notes = fit_history(msgs, target, at=at, memo=chat.__dict__.setdefault('_fit_memo', {}), echo=echo)
+    # (`_read_calls`: what `Chat(hist=)` or `load_chat` read of the history's tool calls; its first request reads them no more)
+    res, notes = fit_history(msgs, target, at=at, memo=chat.__dict__.setdefault('_fit_memo', {}), read=chat.__dict__.pop('_read_calls', None), echo=echo)
     for i,d,*k in notes: note_adjustment(chat, k[0] if k else 'switch', f"message {i}: {d}")  # (a note of another kind names it)
     _note_reasoning_dropped(chat, target, res)
     return res

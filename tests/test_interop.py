@@ -877,3 +877,26 @@ def test_images_litellm_routes_still_taken():
         check_msg({'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': u}}]})
     p = Chat('gemini/gemini-2.5-flash', search=1)
     assert load_chat(save_chat(p, Path(tempfile.mkdtemp())/'c.json')).search == 1  # (a number, as Chat takes it)
+
+def test_loaded_checkpointed_chat_sends_what_a_full_lookup_sends(fake_provider, tmp_path):
+    "A chat saved with its cache checkpoints (not the quick form) notes, as it loads, where its non-text messages are and how its tool calls read: its first request is the one a chat that looks them all up again sends"
+    from lisette.chat import _not_plain
+    fp = fake_provider
+    def add(a:int, b:int=0) -> int:
+        "Add two numbers"
+        return a + b
+    h = []
+    for k in range(4):
+        q = mk_tc_req('Adding.', [mk_tc('add', a=k, b=2), mk_tc('add', a=3, b=k)])
+        h += [f'{k}+2 and 3+{k}?', q, *[mk_tc_result(tc, str(k+2+i)) for i,tc in enumerate(q.tool_calls)], f'It is {k+2} and {k+3}.']
+    chat = Chat('anthropic/claude-sonnet-4-5', hist=h, tools=[add], cache=True, api_base=fp.anthropic_base, api_key='k')
+    fp.queue('Done.'); chat('Thanks')  # (its checkpoints now on the last messages)
+    p = chat.save(tmp_path/'c.json')
+    sent = []
+    for full in (False, True):
+        c = load_chat(p, tools=[add], api_base=fp.anthropic_base, api_key='k')
+        assert c._ckpts and c._scan[1] == _not_plain(c.hist, range(len(c.hist)))  # (a checkpointed file: the field-by-field path)
+        if full: c._scan, c._read_calls = ([], []), None
+        else: assert len(c._read_calls) == 4  # (every tool-call message: the checkpoints are on the last turn)
+        fp.queue('ok'); c('next'); sent.append(fp.last)
+    assert sent[0] == sent[1]

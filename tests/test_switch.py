@@ -657,3 +657,35 @@ def test_vllm_long_ids_go_back_to_vllm(fake_provider, stream):
     new = _sent_ids(fp.last)
     assert all(len(t)<=40 for t in new) and new[:2]==new[2:] and [tc.id for tc in chat.hist[1].tool_calls] == _vllm_ids
     assert [d for k,d in chat.adjustments if k=='switch'] == [f"message 1: tool call id {t} sent as {n}" for t,n in zip(_vllm_ids, new)]
+
+# the quick reads of a long history's first request (`_args_object`, `_ids_fit`) against the rules they stand for
+from lisette.switch import fit_id, _ids_fit, _args_object
+import itertools
+
+_ARGS = ['{"a": 1}', ' {"a": 1} ', '{"a": 1}\n', '{"a": 1} x', '{"a": 1}{"b": 2}', '[1]', '', ' ', '{"a":', 'NaN', '{"a": NaN}',
+         '"{}"', '{}', '{"a": "\\ud800"}', 'null', '{"a": [1, {"b": 2}]}', '{"a": 1,}', "{'a': 1}", None, 7]
+
+def test_args_object_reads_as_json_loads():
+    "Arguments are a JSON object exactly when `json.loads` makes a dict of them, odd forms included (surrounding space, two values, NaN)"
+    def ref(a):
+        if not isinstance(a, str): return False
+        try: return isinstance(json.loads(a), dict)
+        except ValueError: return False
+    assert [_args_object(a) for a in _ARGS] == [ref(a) for a in _ARGS]
+
+_IDS = ['toolu_01A', 'call_abc', 'a b', 'x__thought__sig', 'c'*41, 'c'*40, 'toolu_1\n', 'é', 'tooluse_x-y', '']
+
+@pytest.mark.parametrize('kind', ['anthropic', 'gemini', 'openai', 'responses', 'deepseek', 'mistral', 'text'])
+def test_ids_fit_agrees_with_fit_id(kind):
+    "`_ids_fit` says ids fit only when `fit_id` leaves each as it is; for ids of the usual forms it says so whenever that is true"
+    usual = {'toolu_01A', 'call_abc', 'c'*41, 'c'*40, 'tooluse_x-y', 'x__thought__sig', 'a b', 'é'}
+    for long_ids in (False, True):
+        for n in (1, 2, 3):
+            for ids in itertools.product(_IDS, repeat=n):
+                same = all(fit_id(t, kind, long_ids)==t for t in ids)
+                if _ids_fit(list(ids), kind, long_ids): assert same, (ids, kind, long_ids)
+                elif set(ids) <= usual: assert not same, (ids, kind, long_ids)
+
+def test_anthropic_id_with_a_final_newline_is_fitted():
+    "Anthropic takes ids of letters, digits, `_` and `-` only: a final newline (which a `$` pattern lets through) is replaced too"
+    assert fit_id('toolu_1\n', 'anthropic') == 'toolu_1_'
