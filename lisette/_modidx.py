@@ -784,6 +784,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers.openrouter_details': ('providers.html#openrouter_details', 'lisette/providers.py'),
                                    'lisette.providers.paused': ('providers.html#paused', 'lisette/providers.py'),
                                    'lisette.providers.paused_msg': ('providers.html#paused_msg', 'lisette/providers.py'),
+                                   'lisette.providers.placeholder_info': ('providers.html#placeholder_info', 'lisette/providers.py'),
                                    'lisette.providers.prefill_msg': ('providers.html#prefill_msg', 'lisette/providers.py'),
                                    'lisette.providers.prompts_after_results': ( 'providers.html#prompts_after_results',
                                                                                 'lisette/providers.py'),

@@ -176,6 +176,18 @@ def test_unknown_model(fake_provider):
     chat('hi')
     assert 'max_tokens' not in fp.last and 'unknown_model' in kinds(chat)
 
+@pytest.mark.parametrize('model', ['fireworks_ai/accounts/fireworks/routers/auto', 'gemini/gemini-3-pro-preview'])
+def test_placeholder_model_entry_is_reported(fake_provider, model):
+    "A model litellm lists as a placeholder (no price, no token limit) is said to be one: its replies count $0 and no window comes from it, which the user must know"
+    from lisette.providers import placeholder_info, model_info
+    if not placeholder_info(model_info(model)): pytest.skip(f"{model} is no placeholder on this litellm")
+    fp = fake_provider
+    fp.queue("ok")
+    base = fp.gemini_base if model.startswith('gemini/') else fp.openai_base
+    chat = Chat(model, api_base=base, api_key='k')
+    with pytest.warns(UserWarning, match='placeholder'): chat('hi')
+    assert [a for a in chat.adjustments if a.kind=='unknown_model' and 'no price' in a.detail] and chat.use.cost == 0
+
 def test_history_repaired(fake_provider):
     fp = fake_provider
     tcq = mk_tc_req("Adding.", [mk_tc(add, a=1, b=2)])
