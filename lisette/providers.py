@@ -1158,6 +1158,23 @@ def takes_long_ids(model)->bool:
     "Does `model`'s server take tool-call ids longer than OpenAI's 40 characters (vLLM, Ollama)?"
     return isinstance(model, str) and model.lower().startswith(_long_id_routes)
 
+# %% ../nbs/04_providers.ipynb #06074c6a
+_anthropic_id_form = re.compile(r'^[a-zA-Z0-9_-]+$')  # the tool-call ids Anthropic takes
+_not_in_anthropic_id = re.compile(r'[^a-zA-Z0-9_-]')  # a character Anthropic's ids may not hold (litellm puts `_` in its place)
+_openai_id_max = 40  # the longest tool-call id OpenAI takes
+_short_id_kinds = ('openai', 'responses', 'deepseek')  # the provider kinds held to `_openai_id_max`
+
+# %% ../nbs/04_providers.ipynb #75e7ad2f
+_anthropic_call_ids = ('toolu_', 'tooluse_')  # how Anthropic's calls begin, and Bedrock's for its Claude
+_server_call_id = 'srvtoolu_'  # how a call Anthropic ran itself begins
+
+# %% ../nbs/04_providers.ipynb #8d2933c7
+_args_as_objects = ('anthropic', 'gemini')  # the provider kinds whose tool calls carry their arguments as an object, not a string
+
+# %% ../nbs/04_providers.ipynb #b0654d29
+_no_reasoning_text = ('anthropic', 'responses')  # the provider kinds whose replies never carry bare reasoning text, and which take none back
+_fields_sent_as_is = ('openai', 'deepseek', 'mistral')  # the provider kinds litellm sends an assistant message's fields as they are (it rewrites them for Anthropic, Gemini, Responses)
+
 # %% ../nbs/04_providers.ipynb #6326cb08
 import random, string
 from .messages import random_tool_id
@@ -1472,6 +1489,8 @@ def _groq_drops_reasoning():
 def drops_reasoning_text(m:str)->bool:
     "Does litellm leave the `reasoning_content` of every assistant message out of requests to model `m` (Groq's, as litellm 1.110 sends them)?"
     return m.startswith('groq/') and _groq_drops_reasoning()
+
+_groq_reasoning_note = "Groq takes none back"  # why what `drops_reasoning_text` leaves out is not missed, as `fit_request`'s note says it
 
 # %% ../nbs/04_providers.ipynb #c190c385
 def _perplexity_read(cost):

@@ -14,6 +14,9 @@ from .messages import _get, _role, _nonblank
 from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls, _compacted_only
 from .tools import _tc_id
 from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items, drops_reasoning_text, takes_long_ids
+# what each provider takes back of another's history, and what litellm does to it on the way (told in the providers notebook)
+from .providers import _anthropic_id_form, _not_in_anthropic_id, _openai_id_max, _short_id_kinds, _anthropic_call_ids, _server_call_id
+from .providers import _args_as_objects, _no_reasoning_text, _fields_sent_as_is, _groq_reasoning_note
 
 # %% ../nbs/06e_switch.ipynb #84017922
 def provider_kind(model:str)->str:
@@ -44,19 +47,16 @@ def reasoning_origin(m)->str|None:
     return 'gemini' if len(_gemini_signed(m))>1 else 'text'
 
 # %% ../nbs/06e_switch.ipynb #ccbefb05
-_an_id = re.compile(r'^[a-zA-Z0-9_-]+$')
-
 def fit_id(tid:str, kind:str, long_ids:bool=False)->str:
     "Tool-call id `tid` in a form provider `kind` accepts (unchanged when it already does; `long_ids`: its server takes ids of any length, `takes_long_ids`)"
     if kind!='gemini' and '__thought__' in tid: tid = tid.split('__thought__')[0]
-    if kind=='anthropic' and not _an_id.fullmatch(tid): tid = re.sub(r'[^a-zA-Z0-9_-]', '_', tid)  # (`fullmatch`: `$` would let a final newline through)
-    if kind in ('openai', 'responses', 'deepseek') and len(tid)>40 and not long_ids: tid = 'call_' + hashlib.sha1(tid.encode()).hexdigest()[:32]
+    if kind=='anthropic' and not _anthropic_id_form.fullmatch(tid): tid = _not_in_anthropic_id.sub('_', tid)  # (`fullmatch`: `$` would let a final newline through)
+    if kind in _short_id_kinds and len(tid)>_openai_id_max and not long_ids: tid = 'call_' + hashlib.sha1(tid.encode()).hexdigest()[:32]
     if kind=='mistral' and not _mistral_id_form.fullmatch(tid): tid = _mistral_id(tid)
     return tid
 
 # %% ../nbs/06e_switch.ipynb #ee8af42d
 _reasoning_keys = ('thinking_blocks', 'reasoning_items', 'reasoning_content')
-_no_reasoning_text = ('anthropic', 'responses')  # providers whose replies never carry bare reasoning text, and which take none back
 _names = dict(anthropic='Anthropic', gemini='Gemini', responses='OpenAI Responses', openai='OpenAI Chat Completions', deepseek='DeepSeek', mistral='Mistral', text='a Chat Completions provider')
 
 def _strip_cc(m, set_):
@@ -147,12 +147,12 @@ def _compaction(m, kind):
 def _srv_calls(m):
     "The server-side calls of assistant message `m`: among its `tool_calls` (litellm up to 1.106) or its `provider_specific_fields` (from 1.110)"
     psf = _get(m, 'provider_specific_fields')
-    return [tc for tc in _get(m, 'tool_calls') or [] if str(_tc_id(tc)).startswith('srvtoolu_')] + \
+    return [tc for tc in _get(m, 'tool_calls') or [] if str(_tc_id(tc)).startswith(_server_call_id)] + \
            list((psf.get('server_tool_calls') if isinstance(psf, dict) else None) or [])
 
 def _server_call(tid, kind, answered):
     "Is `tid` a call Anthropic ran itself (`srvtoolu_`, no tool result: another provider would wait for one)?"
-    return kind!='anthropic' and tid.startswith('srvtoolu_') and tid not in answered
+    return kind!='anthropic' and tid.startswith(_server_call_id) and tid not in answered
 
 class _ResultIds:
     "The `tool_call_id`s of the tool results in `msgs`, gathered at the first lookup (only a `srvtoolu_` call needs them)"
@@ -167,8 +167,6 @@ def _has_ckpt(m):
     if (c := _get(m, 'content')).__class__ is list and any(isinstance(p, dict) and p.get('cache_control') for p in c): return True
     return any(_get(tc, 'cache_control') for tc in _get(m, 'tool_calls') or [])
 
-_object_args = ('anthropic', 'gemini')  # providers whose tool calls carry their arguments as an object, not a string
-
 _scan_json = json.JSONDecoder().scan_once  # the C scanner `json.loads` runs, called without its Python wrappers
 
 def _args_object(a):
@@ -182,11 +180,11 @@ def _args_object(a):
 
 def _args_note_kind(tid, kind):
     "The adjustment kind of `{}` sent for the arguments of call `tid` to provider `kind`: 'switch' when another provider made the call (which took them as they are), else 'tool_args' (its own call, cut off)"
-    return 'tool_args' if kind=='anthropic' and str(tid).startswith(('toolu_', 'tooluse_')) else 'switch'  # (Anthropic's ids, and Bedrock's for its Claude)  # (Gemini never makes such arguments: a call with them is another's)
+    return 'tool_args' if kind=='anthropic' and str(tid).startswith(_anthropic_call_ids) else 'switch'  # (Gemini never makes such arguments: a call with them is another's)
 
 def _fit_args(tc, kind, notes, i):
     "Tool call `tc` (of a copied message) with arguments provider `kind` can take: `{}` for what is not a JSON object"
-    if kind not in _object_args or _args_object(a := _get(tc, 'function', 'arguments')): return tc
+    if kind not in _args_as_objects or _args_object(a := _get(tc, 'function', 'arguments')): return tc
     what = "has no arguments" if a in ('', None) else f"has arguments {a if isinstance(a, str) and len(a)<=40 else str(a)[:40]+'…'!r}, not a JSON object (cut off?)"
     notes.append((i, f"tool call {_tc_id(tc)} {what}: sent as {{}}", _args_note_kind(_tc_id(tc), kind)))
     nm = _get(tc, 'function', 'name')
@@ -205,12 +203,10 @@ def _refusal_text(p):
 def _refusals(m): return (c := _get(m, 'content')).__class__ is list and any(p.__class__ is dict and p.get('type')=='refusal' for p in c)
 def _refusal_echo(m): return (psf := _get(m, 'provider_specific_fields')).__class__ is dict and 'refusal' in psf  # (litellm 1.106's `refusal: None` on OpenAI replies)
 
-_sent_as_is = ('openai', 'deepseek', 'mistral')  # providers litellm sends an assistant message's fields as they are (it rewrites them for Anthropic, Gemini, Responses)
-
 def _empty_psf(m, kind, echo):
     "Does message `m` carry provider fields all None (litellm's `{citations: None, thinking_blocks: None}` on Anthropic's replies) that provider `kind` would get as they are? (strict servers refuse the unknown field, and nothing is in it)"
     psf = _get(m, 'provider_specific_fields')
-    return kind in _sent_as_is and psf.__class__ is dict and bool(psf) and not any(v is not None for v in psf.values()) and not (echo and 'refusal' in psf)  # (`echo`: OpenAI's own)
+    return kind in _fields_sent_as_is and psf.__class__ is dict and bool(psf) and not any(v is not None for v in psf.values()) and not (echo and 'refusal' in psf)  # (`echo`: OpenAI's own)
 
 def _who(kind, model):
     "Who a note names as the receiver: the model for a server speaking OpenAI's protocol (OpenAI's or another's, Mistral's), else the provider"
@@ -229,19 +225,17 @@ def _audio_as(m, kind, model):
     if (exp := _get(a, 'expires_at')) and exp<=time.time(): return 'text', "OpenAI no longer keeps it"
     return ('id', aid) if (aid := _get(a, 'id')) else ('text', "it has no id")
 
-_an_ids = re.compile(r'[a-zA-Z0-9_-]+(?: [a-zA-Z0-9_-]+)*')  # ids `fit_id` leaves for Anthropic, joined by spaces
-
 def _ids_fit(ids, kind, long_ids=False):
     "Would `fit_id` leave each of tool-call ids `ids` as it is? (the usual kinds in a pass or two over their joined text: this runs for every tool-call message of a long history's first request)"
     if kind=='gemini': return True
-    if '__thought__' in (j := ' '.join(ids)): return False
-    if kind=='anthropic': return _an_ids.fullmatch(j) is not None and j.count(' ')==len(ids)-1  # (no id holds a space)
-    if kind in ('openai', 'responses', 'deepseek'): return long_ids or max(map(len, ids), default=0)<=40
+    if '__thought__' in (j := ''.join(ids)): return False  # (found across two ids too: then each is looked at)
+    if kind=='anthropic': return all(ids) and _not_in_anthropic_id.search(j) is None
+    if kind in _short_id_kinds: return long_ids or max(map(len, ids), default=0)<=_openai_id_max
     return all(fit_id(t, kind, long_ids)==t for t in ids)
 
 def _plain_needs_fit(calls, kind, long_ids=False):
     "Would provider `kind` need plain client calls `calls` (their strings, as `_plain_calls` gives them: id, name, arguments each) changed?"
-    return not _ids_fit(calls[::3], kind, long_ids) or kind in _object_args and not all(map(_args_object, calls[2::3]))
+    return not _ids_fit(calls[::3], kind, long_ids) or kind in _args_as_objects and not all(map(_args_object, calls[2::3]))
 
 def _reads_details(model):
     "Does `model` read OpenRouter's `reasoning_details` back (on OpenRouter's own route)?"
@@ -258,7 +252,7 @@ def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True, details=Tr
     for tc in _get(m, 'tool_calls') or []:
         tid = _tc_id(tc)
         if fit_id(tid, kind, long_ids)!=tid or _server_call(tid, kind, answered) or (not cache and _get(tc, 'cache_control')) or _call_signed(tc, kind): return True
-        if kind in _object_args and not _args_object(_get(tc, 'function', 'arguments')): return True
+        if kind in _args_as_objects and not _args_object(_get(tc, 'function', 'arguments')): return True
     c = _get(m, 'content')
     return not cache and isinstance(c, list) and any(isinstance(p, dict) and 'cache_control' in p for p in c)
 
@@ -432,7 +426,7 @@ def _note_reasoning_dropped(chat, target, msgs):
     # (the first request too: a history given or loaded may hold another provider's reasoning)
     if prev==target or not drops_reasoning_text(target) or prev is not None and drops_reasoning_text(prev): return
     if n := sum(1 for m in msgs if _get(m, 'role')=='assistant' and isinstance(rc := _get(m, 'reasoning_content'), str) and not _blank(rc)):
-        note_adjustment(chat, 'switch', f"reasoning text of {n} earlier message{'s'*(n>1)} left out: litellm sends {target} none (Groq takes none back), "
+        note_adjustment(chat, 'switch', f"reasoning text of {n} earlier message{'s'*(n>1)} left out: litellm sends {target} none ({_groq_reasoning_note}), "
                                         "from now on without a further note; the history keeps it")
 
 def fit_request(chat, msgs, at=None, echo=None):
