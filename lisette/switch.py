@@ -59,6 +59,7 @@ def fit_id(tid:str, kind:str, long_ids:bool=False)->str:
 _reasoning_keys = ('thinking_blocks', 'reasoning_items', 'reasoning_content')
 _names = dict(anthropic='Anthropic', gemini='Gemini', responses='OpenAI Responses', openai='OpenAI Chat Completions', deepseek='DeepSeek', mistral='Mistral', text='a Chat Completions provider')
 
+# %% ../nbs/06e_switch.ipynb #9f7ec55e
 def _strip_cc(m, set_):
     "Remove the cache checkpoints of copy `m`: True if it had any"
     found = False
@@ -73,6 +74,7 @@ def _strip_cc(m, set_):
         elif getattr(tc, 'cache_control', None) is not None: delattr(tc, 'cache_control'); found = True
     return found
 
+# %% ../nbs/06e_switch.ipynb #b4c2d8e1
 def _setter(m):
     "A copy of `m` (see `_copy_msg`) and its setter, which removes a dict key set to None"
     c, set_ = _copy_msg(m)
@@ -85,6 +87,7 @@ def _set_id(tc, v):
     if isinstance(tc, dict): tc['id'] = v
     else: tc.id = v
 
+# %% ../nbs/06e_switch.ipynb #08412d0c
 def _psf_reasoning(m):
     "Does message `m` carry reasoning in its provider fields (litellm's copy of Anthropic's `thinking_blocks`)?"
     return isinstance(psf := _get(m, 'provider_specific_fields'), dict) and any(psf.get(k) for k in _reasoning_keys)
@@ -93,6 +96,7 @@ def _without_reasoning(psf):
     "Provider fields `psf` without reasoning, nor fields left None (None when nothing is left: strict servers refuse the field)"
     return {k:v for k,v in psf.items() if k not in _reasoning_keys and v is not None} or None
 
+# %% ../nbs/06e_switch.ipynb #37da6530
 def _search_parts(m, kind):
     "Does assistant message `m` carry Anthropic search calls, results or citations that provider `kind` cannot take?"
     psf = _get(m, 'provider_specific_fields')
@@ -104,6 +108,7 @@ def _gemini_fields(m, kind):
     return [k for k in ('thought_signatures', 'server_side_tool_invocations') if psf.get(k)] if kind!='gemini' and isinstance(psf, dict) and \
            (psf.get('thought_signatures') or psf.get('server_side_tool_invocations')) else []
 
+# %% ../nbs/06e_switch.ipynb #e5871f04
 _rs_only = {'openai_responses_replay'}  # provider fields only the Responses API reads back: litellm 1.110's replay of a reply's items
 _file_cites = ('file_citation', 'container_file_citation', 'file_path')  # annotations of a Responses reply's text citing files (kept in the provider fields)
 
@@ -120,6 +125,7 @@ def _without_responses_fields(psf):
         else: del res['annotations']
     return res or None
 
+# %% ../nbs/06e_switch.ipynb #32d263fe
 def _call_signed(tc, kind):
     "Does tool call `tc` carry a Gemini thought signature (in its provider fields) that provider `kind` does not read?"
     return kind!='gemini' and isinstance(psf := _get(tc, 'provider_specific_fields'), dict) and 'thought_signature' in psf
@@ -131,6 +137,7 @@ def _unsigned(tc):
     tc.provider_specific_fields = rest
     return tc
 
+# %% ../nbs/06e_switch.ipynb #71ec756b
 def _made_images(m, kind, openai_itself=False):
     """The images in assistant message `m` (an image model's output, litellm's `images`) that provider `kind` takes none of (Anthropic, DeepSeek, OpenAI's own APIs);
     [] where they may go back (Gemini, other servers, the Responses API's own images: they go back as the items that made them)"""
@@ -139,6 +146,7 @@ def _made_images(m, kind, openai_itself=False):
 
 def _b64_of(img): return str(nested_idx(img, 'image_url', 'url') or '').partition(';base64,')[2]
 
+# %% ../nbs/06e_switch.ipynb #618436cc
 def _compaction(m, kind):
     "Does assistant message `m` carry Anthropic's compaction of the context, which provider `kind` does not read?"
     psf = _get(m, 'provider_specific_fields')
@@ -161,12 +169,14 @@ class _ResultIds:
         if self.ids is None: self.ids = {_get(m, 'tool_call_id') for m in self.msgs if _get(m, 'role')=='tool'}
         return tid in self.ids
 
+# %% ../nbs/06e_switch.ipynb #ea36e87d
 def _has_ckpt(m):
     "Does message `m` carry a cache checkpoint anywhere (on the message, a content part or a tool call)?"
     if m.__class__ is dict and m.get('cache_control'): return True
     if (c := _get(m, 'content')).__class__ is list and any(isinstance(p, dict) and p.get('cache_control') for p in c): return True
     return any(_get(tc, 'cache_control') for tc in _get(m, 'tool_calls') or [])
 
+# %% ../nbs/06e_switch.ipynb #1362ebe2
 _scan_json = json.JSONDecoder().scan_once  # the C scanner `json.loads` runs, called without its Python wrappers
 
 def _args_object(a):
@@ -192,6 +202,7 @@ def _fit_args(tc, kind, notes, i):
     tc.function = Function(name=nm, arguments='{}')  # on a copy (`_copy_msg`): the history's call keeps its arguments
     return tc
 
+# %% ../nbs/06e_switch.ipynb #b6b9234c
 def _takes_refusals(kind, model):
     "Does `model` (of provider `kind`) take OpenAI's refusals back: its `refusal` parts and field? OpenAI's own APIs only (litellm drops an Anthropic or Gemini message holding a part; other servers speaking OpenAI's protocol may reject them)"
     return kind=='responses' or kind=='openai' and _openai_itself(model)
@@ -203,11 +214,13 @@ def _refusal_text(p):
 def _refusals(m): return (c := _get(m, 'content')).__class__ is list and any(p.__class__ is dict and p.get('type')=='refusal' for p in c)
 def _refusal_echo(m): return (psf := _get(m, 'provider_specific_fields')).__class__ is dict and 'refusal' in psf  # (litellm 1.106's `refusal: None` on OpenAI replies)
 
+# %% ../nbs/06e_switch.ipynb #58dc3f6d
 def _empty_psf(m, kind, echo):
     "Does message `m` carry provider fields all None (litellm's `{citations: None, thinking_blocks: None}` on Anthropic's replies) that provider `kind` would get as they are? (strict servers refuse the unknown field, and nothing is in it)"
     psf = _get(m, 'provider_specific_fields')
     return kind in _fields_sent_as_is and psf.__class__ is dict and bool(psf) and not any(v is not None for v in psf.values()) and not (echo and 'refusal' in psf)  # (`echo`: OpenAI's own)
 
+# %% ../nbs/06e_switch.ipynb #ecfd166d
 def _who(kind, model):
     "Who a note names as the receiver: the model for a server speaking OpenAI's protocol (OpenAI's or another's, Mistral's), else the provider"
     return model if kind in ('openai', 'mistral') else _names.get(kind, kind)
@@ -218,6 +231,7 @@ def _openai_itself(model):
     p, _, rest = model.partition('/')
     return p=='openai' if rest else model.startswith('ft:') or (litellm.model_cost.get(model) or {}).get('litellm_provider')=='openai'  # (ft: OpenAI's fine-tunes)
 
+# %% ../nbs/06e_switch.ipynb #effb6cbc
 def _audio_as(m, kind, model):
     "How assistant message `m`'s audio reply goes to `model`: ('id', its id) to OpenAI Chat Completions until it expires, else ('text', why); None: it has none"
     if (a := _get(m, 'audio')) is None: return None
@@ -225,6 +239,7 @@ def _audio_as(m, kind, model):
     if (exp := _get(a, 'expires_at')) and exp<=time.time(): return 'text', "OpenAI no longer keeps it"
     return ('id', aid) if (aid := _get(a, 'id')) else ('text', "it has no id")
 
+# %% ../nbs/06e_switch.ipynb #3aea2005
 def _ids_fit(ids, kind, long_ids=False):
     "Would `fit_id` leave each of tool-call ids `ids` as it is? (the usual kinds in a pass or two over their joined text: this runs for every tool-call message of a long history's first request)"
     if kind=='gemini': return True
@@ -256,6 +271,7 @@ def _needs_fit(m, kind, cache, answered=(), refusals=True, echo=True, details=Tr
     c = _get(m, 'content')
     return not cache and isinstance(c, list) and any(isinstance(p, dict) and 'cache_control' in p for p in c)
 
+# %% ../nbs/06e_switch.ipynb #0a941fa5
 def _fit_audio(m, aa, notes, i, set_):
     "Fit the spoken reply of assistant message copy `m` as `_audio_as` says (`aa`)"
     tr, spoken = _get(m, 'audio', 'transcript'), _spoken(m, 'assistant', _get(m, 'content'))  # (not spoken: its text goes, the audio is a by-product)
@@ -285,6 +301,7 @@ def _said(rf, c):
 
 def _short(s, n=60): return s if len(s)<=n else s[:n-1]+'…'
 
+# %% ../nbs/06e_switch.ipynb #5022bdcd
 def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=True, details=True, long_ids=False):
     "Fit assistant message copy `m` for provider `kind` in place (`details`: OpenRouter's reasoning details go)"
     origin = reasoning_origin(m)
@@ -343,6 +360,7 @@ def _fit_assistant(m, kind, ids, notes, i, set_, answered=(), model='', echo=Tru
         set_('tool_calls', keep or None)
         if not keep and not _get(m, 'content'): set_('content', '.')
 
+# %% ../nbs/06e_switch.ipynb #927021c7
 def _as_plain(m):
     "`Message` `m` as a dict, without provider fields that are all None (litellm 1.106 would send a dict's as they are)"
     d = dict(_plain(m))
@@ -373,6 +391,7 @@ def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True, 
     if seen is not None: seen[id(m)] = (m, need)
     return need
 
+# %% ../nbs/06e_switch.ipynb #e00727ec
 def fit_history(msgs:list, # The messages of a request (system messages first), dicts or litellm `Message`s
                 model:str, # The model they are sent to
                 cache:bool=None, # Keep cache checkpoints (default: only for Anthropic)
