@@ -536,6 +536,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._gemini_drops_search': ( 'providers.html#_gemini_drops_search',
                                                                                'lisette/providers.py'),
                                    'lisette.providers._gemini_finished': ('providers.html#_gemini_finished', 'lisette/providers.py'),
+                                   'lisette.providers._gemini_fixed': ('providers.html#_gemini_fixed', 'lisette/providers.py'),
                                    'lisette.providers._gemini_ids_random': ('providers.html#_gemini_ids_random', 'lisette/providers.py'),
                                    'lisette.providers._gemini_int_enum': ('providers.html#_gemini_int_enum', 'lisette/providers.py'),
                                    'lisette.providers._gemini_joins_texts': ('providers.html#_gemini_joins_texts', 'lisette/providers.py'),

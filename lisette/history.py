@@ -279,8 +279,8 @@ def _plain_bytes(
     at = [] if rounds is None else rounds
     for i,m in enumerate(msgs):
         if type(m) is not dict:
-            if open_ or (pc := _plain_calls(m)) is None or (t := pc[1]) is None or not calls.keys().isdisjoint(open_ := pc[0]): return None
-            calls |= open_; s += t; at.append(i)  # an assistant message asking for client tools
+            if open_ or (pc := _plain_calls(m)) is None or (t := pc[1]) is None or not calls.keys().isdisjoint(pc[0]): return None
+            open_ = dict(pc[0]); calls |= open_; s += t; at.append(i)  # an assistant message asking for client tools (its calls, answered below: a copy)
             if read is not None: read[id(m)] = m, pc
         elif type(c := m.get('content')) is not str: return None
         elif (k := len(m))==2:  # a text message

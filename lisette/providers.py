@@ -1788,14 +1788,16 @@ def _msg_copy(m):
 
 _gemini_fixes = []  # what a Gemini request's messages need, each `f(m)`: `m` itself, or a fixed copy (one pass over the messages for all)
 
+def _gemini_fixed(m):
+    for f in _gemini_fixes: m = f(m)
+    return m
+
 def _gemini_messages(kw):
     if not _for_gemini(kw): return kw  # (other routes pay one name check)
-    msgs, new, changed = kw.get('messages') or [], [], False
-    for o in msgs:
-        m = o
-        for f in _gemini_fixes: m = f(m)
-        new.append(m); changed = changed or m is not o
-    return kw | dict(messages=new) if changed else kw
+    msgs = kw.get('messages') or []
+    # text messages and text results (most of a long history) pass at once: no fix changes them (a fix that would must change this)
+    new = [o if o.__class__ is dict and o.get('content').__class__ is str and 'tool_calls' not in o and o.get('role') else _gemini_fixed(o) for o in msgs]
+    return kw | dict(messages=new) if any(map(operator.is_not, new, msgs)) else kw
 
 def _unmutated(m): return _msg_copy(m) if _changed_by_litellm(m) and _gemini_msgs_mutated() else m
 

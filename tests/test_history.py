@@ -239,3 +239,16 @@ def test_gemini_tool_rounds_take_the_fast_path():
     assert b is not None and b >= sum(len(m.tool_calls[0].provider_specific_fields['thought_signature'])*2 for m in h[1::4])
     h[1] = gem(0, {'thought_signature': 'c2ln', 'other': 1})
     assert _plain_bytes(h) is None and check_hist(h) is None  # (valid, but more than a signature: the full check and bound)
+
+def test_tool_calls_read_at_construction_stay_as_read():
+    "What `Chat(hist=)` keeps of its tool-call messages for the first request (`_read_calls`) is what reading them again gives: checking the history (which answers each call) must not change it"
+    from lisette import Chat
+    from lisette.history import _plain_calls
+    from lisette.tools import mk_tc, mk_tc_req, mk_tc_result
+    h = []
+    for k in range(3):
+        q = mk_tc_req('Adding.', [mk_tc('add', a=k, b=2), mk_tc('add', a=3, b=k)])
+        h += [f'{k}+2 and 3+{k}?', q, *[mk_tc_result(tc, '5') for tc in q.tool_calls], 'Done.']
+    chat = Chat('openai/gpt-4.1', hist=mk_msgs(h))  # (as a history given as messages: checked in the one quick pass)
+    assert len(chat._read_calls) == 3
+    for m, pc in chat._read_calls.values(): assert pc == _plain_calls(m) and len(pc[0]) == 2
