@@ -489,7 +489,7 @@ def _fit_at(self:Chat, msgs):
     "Indices of request `msgs` that are not plain text (as `_prep_msg` built them from the history), or None: all"
     nsp, nh, at = getattr(self, '_sent_at', (0, -1, None))
     if nh!=len(self._hist) or len(msgs)<nsp+nh: return None  # not this history's request
-    return [*range(nsp), *(nsp+i for i in at), *range(nsp+nh, len(msgs))]
+    return [*range(nsp), *map(nsp.__add__, at), *range(nsp+nh, len(msgs))]  # (`map`: a long history's indices in one C-speed pass)
 
 @patch
 def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, room=None, **kwargs):

@@ -411,10 +411,10 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
     res, notes, ids, ckpts, copied = list(msgs), [], {}, [], False
     answered = _ResultIds(msgs)  # a `srvtoolu_` call with a result was a client call
     for j in range(len(msgs)) if at is None else at:
-        # plain text, most of a long history (this runs on every request): nothing any provider needs changed
-        if (m := msgs[j]).__class__ is dict and len(m)==2 and m.get('content').__class__ is str: continue
-        # a text tool result (the other half of a tool-heavy history): only a new id for its call, or a checkpoint, changes it
-        if not ids and m.__class__ is dict and m.get('content').__class__ is str and m.get('role')=='tool' and (cache or 'cache_control' not in m): continue
+        if (m := msgs[j]).__class__ is dict and m.get('content').__class__ is str:  # (this runs on every request)
+            if len(m)==2: continue  # plain text, most of a long history: nothing any provider needs changed
+            # a text tool result (the other half of a tool-heavy history): only a new id for its call, or a checkpoint, changes it
+            if not ids and m.get('role')=='tool' and (cache or 'cache_control' not in m): continue
         if not ids and seen and (e := seen.get(id(m))) is not None and e[0] is m and not e[1]: continue  # examined before: nothing to change
         i, role = j-nsys, _role(m)
         if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals, echo, details, long_ids, read): continue  # no copy
