@@ -965,6 +965,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.switch._openai_itself': ('switch.html#_openai_itself', 'lisette/switch.py'),
                                 'lisette.switch._plain_needs_fit': ('switch.html#_plain_needs_fit', 'lisette/switch.py'),
                                 'lisette.switch._psf_reasoning': ('switch.html#_psf_reasoning', 'lisette/switch.py'),
+                                'lisette.switch._read_calls_of': ('switch.html#_read_calls_of', 'lisette/switch.py'),
                                 'lisette.switch._reads_details': ('switch.html#_reads_details', 'lisette/switch.py'),
                                 'lisette.switch._refusal_echo': ('switch.html#_refusal_echo', 'lisette/switch.py'),
                                 'lisette.switch._refusal_text': ('switch.html#_refusal_text', 'lisette/switch.py'),

@@ -259,10 +259,13 @@ class Chat:
     @hist.setter
     def hist(self, v):
         # most long histories are text and tool rounds: valid as they are, and bounded for the first request, in one cheap pass
-        if v.__class__ is list and (b := _plain_bytes(v, True, rt := [], rc := {})) is not None: h, self._hist_bound, self._scan, self._read_calls = list(v), (len(v), b), (list(v), rt), rc
-        elif not getattr(self, 'repair', False): check_hist(h := mk_msgs(v), pending_ok=True); self._hist_bound, self._scan, self._read_calls = None, ([], []), None
+        # (`_scan`: where its non-text messages are; `_read_calls`: its tool calls as read, for the first request)
+        self._hist_bound, self._scan, self._read_calls = None, ([], []), None
+        if v.__class__ is list and (b := _plain_bytes(v, True, rt := [], rc := {})) is not None:
+            h, self._hist_bound, self._scan, self._read_calls = list(v), (len(v), b), (list(v), rt), rc
+        elif not getattr(self, 'repair', False): check_hist(h := mk_msgs(v), pending_ok=True)
         else:
-            (h, self.repairs), self._hist_bound, self._scan, self._read_calls = repair_hist(mk_msgs(v), pending_ok=True), None, ([], []), None
+            h, self.repairs = repair_hist(mk_msgs(v), pending_ok=True)
             if self.repairs:  # reported now, and again by the next turn
                 self.adjustments = self._carry = []
                 self._adjust(None, 'history', "Chat repaired its history: " + '; '.join(self.repairs))
@@ -741,8 +744,8 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
     info = self._info
     if not info: self._adjust(t, 'unknown_model', f"litellm has no information on {self._which(lambda i: not _limited(i))}: no max_tokens, context window or prefill from it, "
                                                    "and a cost only if the reply reports one (litellm.register_model describes a model)")
-    elif placeholder_info(info): self._adjust(t, 'unknown_model', f"litellm's entry for {self.model} is a placeholder, with no price and no token limit: no max_tokens or context window "
-                                                                  "from it, and a cost only if the reply reports one (litellm.register_model describes a model)")
+    elif placeholder_info(info): self._adjust(t, 'unknown_model', f"litellm's information on {self.model} is a placeholder, with no price and no token limit: no max_tokens or "
+                                                                  "context window from it, and a cost only if the reply reports one (litellm.register_model describes a model)")
     if prefill and not info.get('supports_assistant_prefill'):
         self._adjust(t, 'prefill', f"prefill {_trunc_str(prefill, 40, skip=0)!r} dropped: {self._which(lambda i: not i.get('supports_assistant_prefill'))} takes no assistant prefill")
         prefill = None

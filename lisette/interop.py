@@ -597,7 +597,7 @@ def _check_saved(m, i, src):
     if p := _psf_problem(m): raise SavedChatError(src, f"hist[{i}].provider_specific_fields", p)
 
 def _hist_of(d, src):
-    "(the decoded, checked history of state `d`, lone surrogates repaired; how many strings were; if it is valid as it is, its byte bound, else None; the indices of its messages that are not plain text dicts)"
+    "(the decoded, checked history of state `d`, lone surrogates repaired; how many strings were; if it is valid as it is, its byte bound, else None; the indices of its messages that are not plain text dicts; its tool-call messages as read, see `_plain_bytes`)"
     hs, hist = _field(d, 'hist', _is(list), "a list of messages", src), []
     for i,o in enumerate(hs):
         try: hist.append(_saved_msg(o, i, src))
@@ -606,13 +606,14 @@ def _hist_of(d, src):
             raise
     # valid as a whole in one pass (most files): then no message holds what `check_msg` refuses, and none is checked again
     if (b := _plain_bytes(hist, True, at := [], read := {})) is None:  # (a cache checkpoint, a part that is no text, ...: the messages of the usual shapes still need no check)
-        at, read = [], {}  # (noted on the way, as `Chat._special` would find them on the first request)
-        for i,m in enumerate(hist):
+        at, read = [], {}
+        for i,m in enumerate(hist):  # (noting on the way what `Chat._special` and `fit_history` would look up on the first request)
             if m.__class__ is dict and len(m)==2 and m.get('content').__class__ is str and m.get('role') in _text_roles: continue
             at.append(i)
             if m.__class__ is not dict and (pc := _plain_calls(m)) is not None and pc[1] is not None: read[id(m)] = m, pc  # (as `_plain_shape` reads it)
             elif not _plain_shape(m): _check_saved(m, i, src)
-    return hist, fix_surrogates(hist), b, at, read  # (fixing lone surrogates changes no message's shape)  # (a lone surrogate and the U+FFFD that replaces it take the same bytes: the bound holds)
+    # (a lone surrogate and the U+FFFD that replaces it take the same bytes, and shapes stay: the bound and indices hold)
+    return hist, fix_surrogates(hist), b, at, read
 
 def _whole_hist(hist, src, repair, cache=True, b=None):
     "(history, repairs, bound): `hist` checked as a whole, as `Chat(hist=...)` checks it; with `repair`, repaired instead of refused (`b`: its byte bound, known when it is valid as it is)"

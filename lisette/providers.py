@@ -167,7 +167,7 @@ def has_search(m):
     return bool(i.get('supports_web_search') or i.get('search_context_cost_per_query'))
 
 # %% ../nbs/04_providers.ipynb #776b3797
-_local_servers = ('ollama', 'ollama_chat', 'lm_studio', 'hosted_vllm', 'vllm', 'llamafile')  # litellm providers that are servers of one's own: $0 is their price
+_local_servers = ('ollama', 'ollama_chat', 'lm_studio', 'hosted_vllm', 'vllm', 'llamafile', 'lemonade', 'llamacpp', 'docker_model_runner', 'xinference', 'oobabooga')  # litellm providers that are servers of one's own: $0 is their price
 
 def placeholder_info(info:dict)->bool:
     "Is litellm's model `info` a placeholder: capabilities, but no price and no token limit (and not a local server's model)?"
@@ -1159,7 +1159,7 @@ def takes_long_ids(model)->bool:
     return isinstance(model, str) and model.lower().startswith(_long_id_routes)
 
 # %% ../nbs/04_providers.ipynb #06074c6a
-_anthropic_id_form = re.compile(r'^[a-zA-Z0-9_-]+$')  # the tool-call ids Anthropic takes
+_anthropic_id_form = re.compile(r'[a-zA-Z0-9_-]+')  # the tool-call ids Anthropic takes (with `fullmatch`: `$` would let a final newline through)
 _not_in_anthropic_id = re.compile(r'[^a-zA-Z0-9_-]')  # a character Anthropic's ids may not hold (litellm puts `_` in its place)
 _openai_id_max = 40  # the longest tool-call id OpenAI takes
 _short_id_kinds = ('openai', 'responses', 'deepseek')  # the provider kinds held to `_openai_id_max`
@@ -1789,6 +1789,7 @@ def _msg_copy(m):
 _gemini_fixes = []  # what a Gemini request's messages need, each `f(m)`: `m` itself, or a fixed copy (one pass over the messages for all)
 
 def _gemini_fixed(m):
+    "Message `m` as every fix in `_gemini_fixes` leaves it"
     for f in _gemini_fixes: m = f(m)
     return m
 

@@ -378,12 +378,16 @@ def _no_signatures(m, pc):
     "Does tool-call `Message` `m`, read by `_plain_calls` as `pc`, carry no Gemini signatures? (which it counts among its strings, and only Gemini reads)"
     return len(pc[1])==3*len(pc[0]) + (m.__dict__.get('content') is not None)  # (its text, then each call's id, name and arguments: nothing more)
 
+def _read_calls_of(m, read):
+    "`_plain_calls(m)`, as read before if `read` (see `_plain_bytes`) holds it"
+    return e[1] if read and (e := read.get(id(m))) is not None and e[0] is m else _plain_calls(m)
+
 def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True, details=True, long_ids=False, read=None):
     "Does message `m` need changing for provider `kind`? Remembered in `seen` by identity, unless it holds a `srvtoolu_` call (answered later); `read`: tool-call messages read before (see `_plain_bytes`)"
     if seen is not None and (e := seen.get(id(m))) is not None and e[0] is m: return e[1]
     # most of a long history's assistant messages only ask for client tools: told apart in the few lookups `_plain_calls`
     # makes (no reasoning, search parts, audio, refusal, checkpoint or `srvtoolu_` call), as `_get` reads a `Message` slowly
-    if role=='assistant' and (pc := e[1] if read and (e := read.get(id(m))) is not None and e[0] is m else _plain_calls(m)) is not None and (t := pc[1]) is not None and _no_signatures(m, pc):
+    if role=='assistant' and (pc := _read_calls_of(m, read)) is not None and (t := pc[1]) is not None and _no_signatures(m, pc):
         need = _plain_needs_fit(t[len(t)-3*len(pc[0]):], kind, long_ids) or m.__dict__.get('provider_specific_fields') is not None and (not echo and _refusal_echo(m) or _empty_psf(m, kind, echo))
     else:
         need = _needs_fit(m, kind, cache, answered, refusals, echo, details, long_ids) if role=='assistant' else not cache and _has_ckpt(m)
