@@ -61,6 +61,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat.Chat._cut_tool_results': ('chat.html#chat._cut_tool_results', 'lisette/chat.py'),
                               'lisette.chat.Chat._decline': ('chat.html#chat._decline', 'lisette/chat.py'),
                               'lisette.chat.Chat._drive': ('chat.html#chat._drive', 'lisette/chat.py'),
+                              'lisette.chat.Chat._drops_tools': ('chat.html#chat._drops_tools', 'lisette/chat.py'),
                               'lisette.chat.Chat._empty_reply': ('chat.html#chat._empty_reply', 'lisette/chat.py'),
                               'lisette.chat.Chat._fit_at': ('chat.html#chat._fit_at', 'lisette/chat.py'),
                               'lisette.chat.Chat._fit_thinking': ('chat.html#chat._fit_thinking', 'lisette/chat.py'),

@@ -469,6 +469,13 @@ def _takes_no_tools(kw, sparams, target):
                      "Make the chat without tools= or use a model that calls tools; or set litellm.drop_params=True to send the request without them (reported in chat.adjustments)")
 def _thinks(kw): return 'thinking' in kw or 'reasoning_effort' in kw
 
+@patch
+def _drops_tools(self:Chat, schemas, kwargs):
+    "Will litellm drop the tools of a request with tool `schemas` and call `kwargs`, as its model takes none? Raises where litellm would refuse them: `_new_turn` asks first, so a refused turn changes nothing"
+    if (t := self.callkw.get('tools')) is not None and not isinstance(t, (list, tuple)): self.callkw['tools'] = list(t)  # (a generator: the first request would use it up)
+    if not (schemas or self.callkw.get('tools')) or self._group(): return False
+    return _takes_no_tools({'model': self.model, **self.callkw, **kwargs}, self._sparams, self._target)
+
 def _tool_name(o):
     "The name tool dict `o` of a request gives its calls (OpenAI's layout or Anthropic's), or None"
     f = o.get('function') if isinstance(o, dict) else None
@@ -499,8 +506,8 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments (`room`: what the context window leaves for the answer, and the prompt's tokens, when the model's maximum output would not fit)"
     sparams, info, m, lowered, target = self._sparams, self._info, self.model, None, self._target  # (`_target`, read once: it asks the Router)
     self._req_openai = self._to_openai  # (asked once a request: it reads the environment; its reply is judged by it too)
+    drops = self._drops_tools(schemas, kwargs)  # (before anything is adjusted: a request refused was never sent)
     msgs = fit_request(self, msgs, self._fit_at(msgs), echo=self._req_openai)  # after `chat.model = other`: what the new provider cannot take, converted (and reported)
-    if (t := self.callkw.get('tools')) is not None and not isinstance(t, (list, tuple)): self.callkw['tools'] = list(t)  # (a generator: the first request would use it up)
     kw = dict(model=m, messages=msgs, **self.callkw)
     if schemas: kw['tools'] = self._with_callkw_tools(schemas)
     if tool_choice is not None and schemas: kw['tool_choice'] = tool_choice
@@ -530,7 +537,7 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
         if (v := getattr(self, k)) is not None: kw[k] = v
     if self.completefunc in (completion, acompletion): kw = without_sdk_retries(kw)  # our retries only (retries=0: one request)
     kw |= kwargs
-    if kw.get('tools') and not self._group() and _takes_no_tools(kw, sparams, target): self._adjust(None, 'tools', f"tools left out: litellm says {m} takes none, and drop_params is set (the model answers without them)")
+    if drops: self._adjust(None, 'tools', f"tools left out: litellm says {m} takes none, and drop_params is set (the model answers without them)")
     kw, own = with_think(kw, {k:v for k,v in tk.items() if k not in kwargs or k=='reasoning'}, target)  # (a `reasoning` dict given: merged with think's)
     if own: self._adjust(None, 'think', f"think={think!r} not applied: the `reasoning` given sets effort {own!r}, which is sent in its place")
     if lowered: self._fit_thinking(kw, think, lowered)  # (however thinking was asked for)
@@ -738,6 +745,7 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
     schemas, ns = self._tools_for(tools)
     if (tc := opts.get('tool_choice')) is not None:
         opts['tool_choice'] = _tool_choice(tc, _schema_names(schemas))
+    self._drops_tools(schemas, opts)  # tools litellm would refuse: raised before the turn adds its prompt or adjustments (never sent, nothing to report)
     t = _Turn(start=len(self._hist), schemas=None, ns=None, opts=opts, max_steps=max_steps, final_prompt=final_prompt,
               step=step, adjustments=self._carry)
     self.adjustments, self._carry = t.adjustments, []

@@ -157,6 +157,22 @@ def test_tools_for_a_model_without_tools(fake_provider, monkeypatch):
     assert 'tools' not in fp.last
     assert [a.detail for a in chat.adjustments if a.kind=='tools'] == ["tools left out: litellm says perplexity/sonar takes none, and drop_params is set (the model answers without them)"]
 
+def test_refused_tools_leave_the_chat_as_it_was(fake_provider):
+    """A turn refused for tools the model takes none of is never sent: it left its adjustments (prefill dropped, think
+    ignored, max_tokens filled in) in `chat.adjustments`, warned of them before the ValueError. Now the chat is as it was"""
+    fp = fake_provider
+    fp.queue('ok', 'ok')
+    chat = Chat('perplexity/sonar', api_base=fp.openai_base, api_key='k')
+    chat('hi')
+    before, hist = list(chat.adjustments), list(chat.hist)
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        with pytest.raises(ValueError, match='perplexity/sonar takes no tools'): chat('again', tools=[add], think='l', prefill='Sure')
+    assert [str(w.message) for w in ws] == []
+    assert (chat.adjustments, chat.hist, len(fp.requests)) == (before, hist, 1)
+    chat('again')
+    assert [m['content'] for m in fp.last['messages']] == ['hi', 'ok', 'again'] and not {'prefill', 'think'} & set(kinds(chat))  # (the refused turn's are gone)
+
 def test_tools_dropped_by_other_means_are_sent_without_them(fake_provider):
     "litellm drops tools it is told to drop per call (additional_drop_params), and a Router's deployment by its own drop_params: sent, not refused (the first reported)"
     fp = fake_provider
