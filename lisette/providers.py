@@ -1524,6 +1524,30 @@ def _mend_perplexity_reader():
 
 _on_first_request.append(_mend_perplexity_reader)
 
+@functools.cache
+def _stream_cost_dict():
+    "Does litellm's stream reader keep a chunk's cost breakdown (a dict) in `Usage.cost`, as it builds the chunk's `Usage` from the OpenAI SDK's (1.106.2 and 1.110.2)?"
+    from openai.types import CompletionUsage
+    return isinstance(litellm.Usage(**CompletionUsage(prompt_tokens=1, completion_tokens=1, total_tokens=2, cost={'total_cost': 0.5}).model_dump()).cost, dict)
+
+def _chunk_cost_as_total(chunk):
+    "Stream `chunk` (as litellm's reader gets it: the OpenAI SDK's) with a usage stating its cost as a breakdown given the total as `cost`, the breakdown as `cost_breakdown` (see `_cost_as_total`)"
+    if isinstance(getattr(u := getattr(chunk, 'usage', None), 'cost', None), dict):  # (`dict(u)`, not a dump: a dump warns)
+        chunk.usage = type(u)(**_cost_as_total({'usage': dict(u)})['usage'])
+    return chunk
+
+def _mend_stream_cost():
+    "Wrap litellm's reading of each stream chunk so a usage's cost breakdown becomes the total and `cost_breakdown` first, as not streamed (idempotent)"
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper as W
+    if getattr(W.chunk_creator, '_lisette', False) or not _stream_cost_dict(): return
+    read = W.chunk_creator
+    @functools.wraps(read)
+    def chunk_creator(self, chunk): return read(self, _chunk_cost_as_total(chunk))
+    chunk_creator._lisette = True
+    W.chunk_creator = chunk_creator
+
+_on_first_request.append(_mend_stream_cost)
+
 # %% ../nbs/04_providers.ipynb #2c516bf9
 @functools.cache
 def _pool_lock_blocks_reentry():

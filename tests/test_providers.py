@@ -1181,6 +1181,22 @@ def test_perplexity_cost_breakdown_without_serializer_warning(fake_provider):
     assert chat.use.cost == pytest.approx(_PPLX_COST['total_cost'])
     assert (r.usage.cost, r.usage.cost_breakdown) == (_PPLX_COST['total_cost'], _PPLX_COST)
 
+def test_perplexity_streamed_cost_breakdown_without_serializer_warning(fake_provider):
+    """A streamed Perplexity reply whose chunks' usage states the cost breakdown (the shape Perplexity documents for its
+    usage, in the recorded stream's chunks): litellm's generic stream reader kept the dict in `Usage.cost`, and pydantic
+    printed "Expected `float`" for every chunk. Now quiet, and the cost is Perplexity's total, as not streamed"""
+    fp = fake_provider
+    lines = [json.loads(l) for l in _pplx_reply(True).raw.decode().split('\n\n') if l.startswith('data: {') for l in [l[6:]]]
+    for c in lines: c['usage'] |= {'cost': _PPLX_COST}
+    fp.queue(Reply(raw=b''.join(b'data: ' + json.dumps(c).encode() + b'\n\n' for c in lines) + b'data: [DONE]\n\n'))
+    chat = Chat('perplexity/sonar', api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        r = [o for o in chat('SF population?', stream=True) if hasattr(o, 'choices')][-1]
+    assert not [w for w in ws if 'serializ' in str(w.message)], [str(w.message)[:200] for w in ws if 'serializ' in str(w.message)]
+    assert chat.use.cost == pytest.approx(_PPLX_COST['total_cost'])
+    assert r.usage.cost == _PPLX_COST['total_cost']  # (litellm builds a stream's usage from declared fields: no breakdown)
+
 # --- Groq replies not streamed (recorded: tests/fixtures/groq, see its SOURCE.md)
 
 _GQ_FX = os.path.join(os.path.dirname(__file__), 'fixtures', 'groq')
