@@ -176,7 +176,7 @@ def _plain_calls(m):
     # anything else it carries (reasoning text, audio...) counts towards a request's size: None, don't guess
     if psf := d.get('provider_specific_fields'):
         if (ss := _signatures(psf)) is not None: t += ss  # Gemini's signatures, counted with the text
-        elif type(psf) is not dict or any(v is not None for v in psf.values()): t = None
+        elif type(psf) is not dict or any(v is not None for v in psf.values()) or 'lisette_provider_calls' in psf: t = None  # (lisette's mark, even null: `load_chat` checks it)
     if t is not None and (x or len(d)>5):  # (most carry no more than the five fields litellm always sets)
         if any(_held(v) for v in (x or {}).values()) or any(_held(v) for k,v in d.items() if k not in _counted): t = None
     return res, t

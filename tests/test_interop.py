@@ -573,6 +573,19 @@ def test_load_names_the_first_bad_message(tmp_path):
     p.write_text(json.dumps(d))
     with pytest.raises(SavedChatError, match=r"hist\[1\].*tool_call_id"): load_chat(p)
 
+@pytest.mark.parametrize('own', [None, 'srvtoolu_01', [3]])
+def test_load_checks_provider_fields_on_both_paths(tmp_path, own):
+    """A call message whose `lisette_provider_calls` is no list of ids is refused naming its field, whether the history is
+    in the quick form (text and client tool rounds, one pass) or not (each message checked): the quick pass took a null"""
+    p, _ = _broken_save(tmp_path, set())
+    d = json.loads(p.read_text())
+    d['hist'][1]['fields']['provider_specific_fields'] = {'lisette_provider_calls': own}
+    for slow in (False, True):
+        if slow: d['hist'][0] = {'role': 'user', 'content': [{'type': 'text', 'text': 'Add 1+2 and 3+4'}]}  # (a list of parts: not the quick form)
+        p.write_text(json.dumps(d))
+        with pytest.raises(SavedChatError, match=r"hist\[1\]\.provider_specific_fields: lisette_provider_calls is not a list of call ids") as e: load_chat(p)
+        assert e.value.field == 'hist[1].provider_specific_fields'
+
 def test_loaded_plain_history_bound_holds_after_mending(tmp_path):
     "A plain history (text, client tool rounds) is bounded before its lone surrogates are mended: the bound is the mended history's, and it has no cache checkpoints"
     from lisette.history import _plain_bytes
