@@ -22,7 +22,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls
 from .tools import *
-from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _positional, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result
+from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _positional, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result, _enum_back
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
 from litellm import completion_cost
 from .stream import *
@@ -45,36 +45,39 @@ def _schema(tool):
     return lite_mk_func(tool)
 
 def _forced(m, msgs, tool, kwargs):
-    "The request that makes model `m` call `tool` (structured output): (its kwargs, the tool's name)"
+    "The request that makes model `m` call `tool` (structured output): (its kwargs, the tool's name, its parameters' schema)"
     t = _schema(tool)
-    nm = t['function']['name']
-    return dict(model=m, messages=mk_msgs(msgs), tools=[t], tool_choice={'type': 'function', 'function': {'name': nm}}, **kwargs), nm
+    nm, ps = t['function']['name'], t['function'].get('parameters')
+    sent, notes = gemini_tools([t], m)  # (as a chat sends its tools: Gemini takes an `enum` of strings only, ...)
+    for n in notes: warnings.warn(f"schema: the schema of {nm} for {m}: {n}", AdjustmentWarning, stacklevel=3)  # (no chat to record it: said to the caller)
+    return dict(model=m, messages=mk_msgs(msgs), tools=sent, tool_choice={'type': 'function', 'function': {'name': nm}}, **kwargs), nm, ps
 
 @delegates(completion)
 def structured(m:str, msgs:list, tool:Callable, completefunc:Callable=completion, **kwargs):
     "Return the value of the tool call (generally used for structured outputs)"
-    kw, nm = _forced(m, msgs, tool, kwargs)
+    kw, nm, ps = _forced(m, msgs, tool, kwargs)
     r = completefunc(**kw)
     if inspect.isawaitable(r):
         if inspect.iscoroutine(r): r.close()  # (never started: nothing was sent)
         raise TypeError(f"structured: completefunc={getattr(completefunc, '__name__', completefunc)!r} is async; use `await astructured(...)`")
-    return _sync_result(_structured_value(r, tool, nm))  # (an `async def` tool: run to its end)
+    return _sync_result(_structured_value(r, tool, nm, ps))  # (an `async def` tool: run to its end)
 
 @delegates(acompletion)
 async def astructured(m:str, msgs:list, tool:Callable, completefunc:Callable=acompletion, **kwargs):
     "Async `structured`: return the value of the tool call"
-    kw, nm = _forced(m, msgs, tool, kwargs)
+    kw, nm, ps = _forced(m, msgs, tool, kwargs)
     r = completefunc(**kw)
-    res = _structured_value(await r if inspect.isawaitable(r) else r, tool, nm)  # (a sync completefunc works too)
+    res = _structured_value(await r if inspect.isawaitable(r) else r, tool, nm, ps)  # (a sync completefunc works too)
     return await res if inspect.isawaitable(res) else res
 
-def _structured_value(r, tool, nm):
-    "The value of `tool` called with the arguments of reply `r`'s forced call"
+def _structured_value(r, tool, nm, ps=None):
+    "The value of `tool` called with the arguments of reply `r`'s forced call (`ps`: the schema of its parameters)"
     tc = first(_filter_srvtools(contents(r)))
     if tc is None: raise ValueError(f"structured: the model answered without calling `{nm}` (finish_reason={stop_reason(r)!r}); "
                                     "check that the model supports forced tool calls.")
     try: args = _parse_args(tc.function.arguments)
     except _ArgError as e: raise _bad_args(nm, 'that cannot be read', e, r, tc) from None
+    if isinstance(ps, dict): args = _enum_back(ps, args, ps)  # (the values of a non-string `enum`, as Gemini sends them: '2' for 2)
     if hasattr(tool, 'model_validate'): return tool.model_validate(args)
     try: pos, kw = _positional(tool, _bind(tool, nm, args))  # (what the model left out or made up, named before `tool` is called)
     except _ArgError as e: raise _bad_args(nm, f"`{nm}` does not take", e, r, tc) from None

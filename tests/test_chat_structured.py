@@ -77,3 +77,36 @@ def test_readonly_typeddict_warnings_filtered():
     with warnings.catch_warnings(record=True) as ws:  # pytest's filters stay
         for td in (_One, _Two): TypeAdapter(td)
     assert [str(w.message) for w in ws] == []
+
+# ---- structured() on Gemini: its schema adapted as a chat's tools are
+
+from typing import Literal
+from lisette.chat import AdjustmentWarning
+
+class Rating(BaseModel):
+    "A rating"
+    stars: Literal[1, 2, 3]
+    word: str
+
+def rate(stars:Literal[1, 2, 3], word:str='ok'):
+    "Rate"
+    return (stars, word)
+
+@pytest.mark.parametrize('tool,want', [(Rating, Rating(stars=2, word='good')), (rate, (2, 'good'))])
+async def test_structured_on_gemini_adapts_its_schema(fake_provider, tool, want):
+    """structured() sent Gemini an integer `enum` as it is (Gemini refuses an `enum` on another type than STRING; litellm
+    1.106 dropped the values) and read the string Gemini answers with as it came. Now its schema goes as a chat's tools
+    go (the values as strings, said), and the answer is mapped back to the integer"""
+    fp = fake_provider
+    kw = dict(api_base=fp.gemini_base, api_key='k')
+    for f in (structured, astructured):
+        fp.queue(Reply(tool_calls=[(tool.__name__, {'stars': '2', 'word': 'good'})]))
+        with pytest.warns(AdjustmentWarning, match=r'integer `enum` values sent as strings'):
+            o = f('gemini/gemini-3-flash-preview', [mk_msg('Rate it')], tool, **kw)
+            if f is astructured: o = await o
+        assert o == want
+        decl = fp.requests[-1].body['tools'][0]['function_declarations'][0]['parameters']
+        assert decl['properties']['stars']['enum'] == ['1', '2', '3']
+    fp.queue(Reply(tool_calls=[(tool.__name__, {'stars': 2, 'word': 'good'})]))  # other providers: the schema as it is
+    assert structured('openai/gpt-4o-mini', [mk_msg('Rate it')], tool, api_base=fp.openai_base, api_key='k') == want
+    assert [t['function']['parameters']['properties']['stars']['enum'] for t in fp.last['tools']] == [[1, 2, 3]]
