@@ -20,7 +20,7 @@ import litellm
 from litellm import completion, acompletion, ModelResponse, ModelResponseStream, Message
 from litellm.exceptions import ContextWindowExceededError
 from .messages import *
-from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls
+from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls, _is_num
 from .tools import *
 from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _positional, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result, _enum_back
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
@@ -109,8 +109,6 @@ def _check_think(think):
     "Raise for a `think=` that names no effort (a provider would refuse it, or litellm send it as 'medium')"
     if not think or not isinstance(think, str) or think in _thinks_ok: return  # (falsy: off; another value: 'medium', as `think_kw` reads them)
     raise ValueError(f"think={think!r}: give True, False, or 'l', 'm', 'h', 'x' (how hard the model thinks: low, medium, high, the most), or an effort's name ('none', 'minimal', ...)")
-
-def _is_num(x): return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 def _check_args(model, sp, temp, cache_idxs, ns, retries, max_cost):
     "Raise for `Chat` arguments that could only fail later, or be dropped silently, naming the argument and what to give"

@@ -184,6 +184,7 @@ def _add_cache_control(msg, ttl=None):
     return msg
 
 def _role(m): return m.get('role') if (c := m.__class__) is dict else m.__dict__.get('role') if c is Message else _get(m, 'role')  # (a `Message` keeps its role as a field: read at once)
+def _is_num(x): return isinstance(x, (int, float)) and not isinstance(x, bool)  # (a number: `True` is an int to Python, not to a JSON schema)
 def _tc_cache(tc): return _get(tc, 'cache_control')
 
 def _has_cache(msg):

@@ -690,7 +690,7 @@ _an_fields = {'model', 'messages', 'max_tokens', 'system', 'metadata', 'stop_seq
               'tools', 'tool_choice', 'thinking', 'service_tier', 'container', 'context_management', 'mcp_servers', 'output_config',
               'output_format', 'inference_geo', 'speed', 'cache_control'}
 
-def _is_num(x): return isinstance(x, (int, float)) and not isinstance(x, bool)
+from .messages import _is_num
 def _json_kind(x): return {bool: 'a boolean', str: 'a string', list: 'an array', dict: 'an object'}.get(type(x), 'a value')
 
 def _check_an_params(body):

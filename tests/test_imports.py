@@ -49,3 +49,10 @@ def test_layers():
     assert 'chat' not in g['context'] and 'interop' not in g['context']
     assert 'interop' not in g['chat']
     assert not g['messages'] - {'messages'}, f"messages is the bottom layer but imports {g['messages']}"
+
+def test_is_num_defined_once():
+    "`_is_num` (a number, not a bool) is defined once, in the bottom layer: the chat's argument checks and the fake provider's import it (two copies could drift apart)"
+    defs = sorted(p.stem for p in PKG.glob('*.py') for n in ast.parse(p.read_text()).body if isinstance(n, ast.FunctionDef) and n.name=='_is_num')
+    assert defs == ['messages'], defs
+    from lisette import messages, chat, testing
+    assert chat._is_num is testing._is_num is messages._is_num
