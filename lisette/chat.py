@@ -734,6 +734,10 @@ def _tool_choice(tc, names):
     raise ValueError(f"tool_choice={tc!r}: give 'auto', 'none', 'required' (Anthropic's 'any'), the name of one of the chat's tools "
                      f"({', '.join(sorted(names)) or 'it has none'}), or the provider's dict")
 
+_unknown_cost = ", and a cost only if the reply reports one (litellm.register_model describes a model)"
+# (litellm prices an Azure reply by the model it names, e.g. `gpt-4o-2024-11-20` behind deployment `my-dep`)
+_azure_cost = "; its cost is litellm's price of the model Azure names in each reply (0 if litellm does not know that one either; litellm.register_model describes a model)"
+
 @patch
 def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, step=1, tools=None, **opts):
     "A `_Turn` for this chat, after checking the spending limit; `prefill` dropped where the model takes none"
@@ -751,10 +755,10 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
               step=step, adjustments=self._carry)
     self.adjustments, self._carry = t.adjustments, []
     info = self._info
-    if not info: self._adjust(t, 'unknown_model', f"litellm has no information on {self._which(lambda i: not _limited(i))}: no max_tokens, context window or prefill from it, "
-                                                   "and a cost only if the reply reports one (litellm.register_model describes a model)")
+    if not info: self._adjust(t, 'unknown_model', f"litellm has no information on {self._which(lambda i: not _limited(i))}: no max_tokens, context window or prefill from it"
+                                                   + (_azure_cost if all(o.startswith('azure/') for o in self._targets) else _unknown_cost))
     elif placeholder_info(info): self._adjust(t, 'unknown_model', f"litellm's information on {self.model} is a placeholder, with no price and no token limit: no max_tokens or "
-                                                                  "context window from it, and a cost only if the reply reports one (litellm.register_model describes a model)")
+                                                                  "context window from it" + _unknown_cost)
     if prefill and not info.get('supports_assistant_prefill'):
         self._adjust(t, 'prefill', f"prefill {_trunc_str(prefill, 40, skip=0)!r} dropped: {self._which(lambda i: not i.get('supports_assistant_prefill'))} takes no assistant prefill")
         prefill = None

@@ -5,7 +5,7 @@ Converse API. Each: a plain turn, a tool round, streaming where the route has it
 litellm knows no price), and a move to Claude and Gemini mid-chat"""
 import asyncio, json, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-import pytest
+import pytest, litellm
 import lisette.testing as T
 from lisette import Chat, AsyncChat
 from lisette.testing import Reply
@@ -104,7 +104,9 @@ def test_azure(fake_provider, monkeypatch, dep, stream, aio):
     _run(chat, 'Hi', stream, aio)
     assert chat.hist[-1].content == 'Hi there' and (chat.use.prompt_tokens, chat.use.completion_tokens) == (10, 3) and chat.use.cost > 0
     unknown = [a.detail for a in chat.adjustments if a.kind=='unknown_model']
-    assert unknown == ([] if dep=='gpt-4o' else ['litellm has no information on azure/my-dep: no max_tokens, context window or prefill from it, and a cost only if the reply reports one (litellm.register_model describes a model)'])
+    assert unknown == ([] if dep=='gpt-4o' else ['litellm has no information on azure/my-dep: no max_tokens, context window or prefill from it; '
+                                                 'its cost is litellm\'s price of the model Azure names in each reply (0 if litellm does not know that one either; litellm.register_model describes a model)'])
+    assert chat.use.cost == pytest.approx(sum(litellm.cost_per_token(model=f'azure/{_az_model}', prompt_tokens=10, completion_tokens=3)))  # (as the note says)
     _run(chat, 'Add 1+2 and 3+4', stream, aio)
     assert _roles(chat) == ['user', 'assistant', 'user', 'assistant', 'tool', 'tool', 'assistant'] and chat.hist[-1].content == '3 and 7'
     assert [r.path for r in fp.requests] == [f'/openai/deployments/{dep}/chat/completions']*3
@@ -113,6 +115,16 @@ def test_azure(fake_provider, monkeypatch, dep, stream, aio):
     assert [tc['id'] for tc in sent[3]['tool_calls']] == ['call_Ab12', 'call_Cd34'] and [(m['tool_call_id'], m['content']) for m in sent[4:6]] == [('call_Ab12', '3'), ('call_Cd34', '7')]
     assert (chat.use.prompt_tokens, chat.use.completion_tokens) == (60, 18) and not [a for a in chat.adjustments if a.kind not in ('unknown_model', 'max_tokens')]
     _switch_to_claude_and_gemini(chat, fp, aio)
+
+def test_azure_deployment_naming_a_model_unknown_too(fake_provider, monkeypatch):
+    "An unknown deployment whose replies name a model litellm does not know either: no cost, as the note says"
+    fp = fake_provider
+    monkeypatch.setitem(T._paths, '/openai/deployments/my-dep/chat/completions', 'openai')
+    monkeypatch.setitem(globals(), '_az_model', 'mystery-model-9')
+    fp.queue(_az_body({'content': 'Hi there'}, 'stop', 10, 3))
+    chat = Chat('azure/my-dep', api_base=fp.url, api_key='dummy', callkw=dict(api_version='2024-10-21'))
+    with pytest.warns(UserWarning, match="0 if litellm does not know that one either"): chat('Hi')
+    assert (chat.use.prompt_tokens, chat.use.cost) == (10, 0)
 
 # --- Ollama's own API (`ollama_chat/`): NDJSON, tool calls with object arguments, without ids (or with, as newer Ollama sends)
 
