@@ -483,6 +483,7 @@ def _tool_name(o):
     n = f.get('name') if isinstance(f, dict) else o.get('name') if isinstance(o, dict) else None
     return n if isinstance(n, str) else None
 
+# %% ../nbs/06_chat.ipynb #1d4e422c
 @patch
 def _with_callkw_tools(self:Chat, schemas):
     "The chat's tool `schemas` and the tools the user put in `callkw` (a provider's own), each name once: the chat's wins"
@@ -502,6 +503,7 @@ def _fit_at(self:Chat, msgs):
     if nh!=len(self._hist) or len(msgs)<nsp+nh: return None  # not this history's request
     return [*range(nsp), *map(nsp.__add__, at), *range(nsp+nh, len(msgs))]  # (`map`: a long history's indices in one C-speed pass)
 
+# %% ../nbs/06_chat.ipynb #c2d96577
 @patch
 def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, stream=False, tool_choice=None, max_tokens=None, room=None, **kwargs):
     "The litellm kwargs of a request of `msgs`: the chat's settings, these overrides, and the provider adjustments (`room`: what the context window leaves for the answer, and the prompt's tokens, when the model's maximum output would not fit)"
@@ -638,6 +640,7 @@ def _group_cost(self:Chat, r):
             except Exception: return 0.
     return 0.
 
+# %% ../nbs/06_chat.ipynb #90385984
 class EmptyReplyError(RuntimeError):
     "The provider answered (status 200) with no choices: nothing to add to the history, and not sent again (it may have been billed)"
 
@@ -648,6 +651,7 @@ def _empty_reply(self:Chat, r):
     raise EmptyReplyError(f"{self.model} answered with no choices (id {getattr(r, 'id', None)!r}): there is no message to add to the history. "
                           "Nothing was sent again, as the request may have been billed; call the chat again to retry.")
 
+# %% ../nbs/06_chat.ipynb #34d9ffd0
 Chat._room = None  # what the context window leaves for the answer, when filling in the model's maximum output would overflow it
 
 @patch
@@ -686,6 +690,7 @@ def _check_context(self:Chat, schemas, max_tokens, fill=None):
         self._adjust(None, 'context', f"{len(done)} old tool result(s) shortened to fit the context window (fit_context=True)")
     return bool(done)
 
+# %% ../nbs/06_chat.ipynb #9acf74ef
 @patch
 def _max_hist_ckpts(self:Chat):
     "Checkpoints the history may carry: 4, less one when the system prompt has one"
@@ -841,6 +846,7 @@ def _fix_result(self:Chat, t, tr):
     self._adjust(t, 'tool_result', f"the result of tool call {tr.get('tool_call_id')!r}: {len(probs)} part(s) left out, "
                                    f"the model told so: {'; '.join(probs)}")
 
+# %% ../nbs/06_chat.ipynb #d6a18034
 @patch
 def _call_ids(self:Chat):
     "The ids of the tool calls in the history: only its tool rounds are read (see `_special`), and only those added since the last call"
@@ -873,6 +879,7 @@ def _fix_calls(self:Chat, t, m, made=(), named=()):
         why = f"is a {type(tid).__name__}" if tid.__class__ is not str else 'is already used in this chat'
         self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call: its id {tid!r} {why}, so it was given the id {new!r} (each call needs its own)")
 
+# %% ../nbs/06_chat.ipynb #7a1db335
 @patch
 def _record(self:Chat, t, r):
     "Add response `r` of turn `t` to the history, with its warnings and usage; returns its message"
@@ -896,6 +903,7 @@ def cache_report(self:Chat)->CacheReport:
     "Per request of the last turn: where the cache checkpoints were, tokens read, written and uncached, and where a miss's prefix changed"
     return _cache_report(self)
 
+# %% ../nbs/06_chat.ipynb #c7fccb46
 @patch
 def _tool_round(self:Chat, t, tcs):
     "Run tool calls `tcs` of turn `t` (a sub-generator): results go into the history and out to the caller"
@@ -1008,6 +1016,7 @@ def _claim(self:Chat):
                             "or give each conversation its own chat.")
     return lock
 
+# %% ../nbs/06_chat.ipynb #cc60c569
 def _nums_ok(*xs): return all(x is None or (isinstance(x, (int, float)) and not isinstance(x, bool) and x>0) for x in xs)
 
 class _Limits:
@@ -1040,6 +1049,7 @@ class _Limits:
         return ChatTimeout(f"{msg} (set Chat(timeout=seconds or (request, stream idle)); defaults {request_timeout:g} s and "
                            f"{stream_idle_timeout:g} s of stream silence)", self.model)
 
+# %% ../nbs/06_chat.ipynb #dd4afb58
 def _is_timeout(e):
     "Is failure `e` (or what caused it) a timeout?"
     for l in _chain(e):
@@ -1077,6 +1087,7 @@ def _takes_timeout(f):
     except (TypeError, ValueError): return False
     return 'timeout' in ps or any(p.kind is p.VAR_KEYWORD for p in ps.values())  # (`**kw` takes it, and may pass it on)
 
+# %% ../nbs/06_chat.ipynb #f0e16303
 def _timed(r, lim):
     "Stream `r`, stopped by a `ChatTimeout` once past its total limit or when a read times out"
     try:
@@ -1098,6 +1109,7 @@ else:  # Python 3.10
         try: return await asyncio.wait_for(aw, secs)
         except asyncio.TimeoutError as e: raise TimeoutError(f"no answer within {secs} s") from e
 
+# %% ../nbs/06_chat.ipynb #7e27b08c
 class _Watchdog:
     "The time limits `lim` of an async stream, kept by one timer rather than one per event (~10 µs each): it cancels the reading task when a wait for the next event runs past them"
     def __init__(self, lim): self.lim, self.loop, self.h, self.since, self.task, self.fired = lim, asyncio.get_running_loop(), None, None, None, False
@@ -1140,6 +1152,7 @@ async def _atimed(r, lim):
             yield o
     finally: dog.close()
 
+# %% ../nbs/06_chat.ipynb #82ca7045
 def _incomplete(r, resp=None, why='', head="The stream ended before the provider finished its answer"):
     "The `IncompleteStreamError` for stream `r`, which ended before the provider finished its answer (`resp`: what it built)"
     m, ct = contents(resp) if resp is not None else None, stream_content_type(r)
@@ -1167,6 +1180,7 @@ def _stream_response(r, chunks, seen=None):
         elif its := _get(su, 'iterations'): hp['lisette_iterations'] = its  # for `context_tokens` (a compaction)
     return res
 
+# %% ../nbs/06_chat.ipynb #49eccb99
 def _unread_why(r, e=None):
     "Why litellm could not read all of stream `r` (events that were not JSON; `e`: the error it raised, if any), or None"
     if unread := stream_unread(r):
@@ -1193,6 +1207,7 @@ def _nothing_in(res):
     m = contents(res) if res is not None else None
     return m is None or not (m.content or m.tool_calls or any(getattr(m, k, None) for k in ('reasoning_content', 'thinking_blocks', 'reasoning_items', 'refusal')))
 
+# %% ../nbs/06_chat.ipynb #903d0d24
 _busy_errors = (litellm.RateLimitError, litellm.ServiceUnavailableError, litellm.InternalServerError)  # (unbilled before an answer: retried)
 def _busy(pe):
     "Is error `pe`, sent in a 2xx stream, the provider saying it is busy (nothing generated, retried)? Not an error body of other kinds: it may have billed"
@@ -1412,6 +1427,7 @@ class _Responses(list):
 async def _aiter(xs):
     for x in xs: yield x
 
+# %% ../nbs/06_chat.ipynb #b4a390a2
 class AsyncChat(Chat):
     "LiteLLM chat client."
     _default_complete = staticmethod(acompletion)

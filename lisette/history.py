@@ -130,6 +130,7 @@ def _dangling(blk, open_, before=None):
         "every tool call needs a `tool` result right after its message: add it (add_tool_results), "
         "or repair the history (repair_hist answers it as interrupted)", 'dangling')
 
+# %% ../nbs/01b_history.ipynb #58fff890
 _result_keys = {'role', 'tool_call_id', 'name', 'content'}
 
 def _nbytes(s): return len(s) if s.isascii() else len(s.encode('utf-8', 'surrogatepass'))
@@ -148,6 +149,7 @@ def _signatures(psf):
 
 def _held(v): return v is not None and not (type(v) is list and not v)  # (litellm sets empty `images` and `thinking_blocks` on Gemini's replies)
 
+# %% ../nbs/01b_history.ipynb #444823fb
 def _plain_calls(m):
     "({id: name}, the strings of its text, ids, names and arguments or None) if `m` is a litellm `Message` asking for client tools with nothing else to check (text or no content; no thinking, checkpoints or server calls), else None"
     # `type(x)`, not `x.__class__`: pydantic models answer attribute reads through their `__getattr__` hook, 3x slower
@@ -181,6 +183,7 @@ def _plain_calls(m):
         if any(_held(v) for v in (x or {}).values()) or any(_held(v) for k,v in d.items() if k not in _counted): t = None
     return res, t
 
+# %% ../nbs/01b_history.ipynb #6202178e
 def check_hist(
     msgs:list, # The history: dicts or litellm `Message`s
     start:int=0, # Check only `msgs[start:]` (`msgs[:start]` is assumed valid and only tells which tool calls are open)

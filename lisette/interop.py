@@ -556,6 +556,7 @@ def _settings_of(d, src, trusted, kw):
                               "Pass it yourself (e.g. api_base=...), or trusted=True for a file you wrote.", stacklevel=4)
     return res
 
+# %% ../nbs/09_interop.ipynb #ddfa64c7
 def _field(d, k, ok, want, src):
     if k not in d: raise SavedChatError(src, k, "missing")
     if not ok(d[k]): raise SavedChatError(src, k, f"expected {want}, got {type(d[k]).__name__}")
@@ -569,6 +570,7 @@ def _usage(d, k, src):
         if not (_num(v) and v>=0): raise SavedChatError(src, f"{k}.{f}", f"expected a non-negative number, got {json.dumps(v)[:40]}")
     return UsageStats(**u)
 
+# %% ../nbs/09_interop.ipynb #3c5d16a0
 def _psf_problem(m):
     "What is wrong with the `provider_specific_fields` of message `m` (lisette reads its lists), or None"
     if (psf := _get(m, 'provider_specific_fields')) is None: return None
@@ -596,6 +598,7 @@ def _check_saved(m, i, src):
     except MessageFormatError as e: raise SavedChatError(src, f"hist[{i}]" + (f".{e.field}" if e.field else ''), str(e)) from None
     if p := _psf_problem(m): raise SavedChatError(src, f"hist[{i}].provider_specific_fields", p)
 
+# %% ../nbs/09_interop.ipynb #080608f6
 def _hist_of(d, src):
     "(the decoded, checked history of state `d`, lone surrogates repaired; how many strings were; if it is valid as it is, its byte bound, else None; the indices of its messages that are not plain text dicts; its tool-call messages as read, see `_plain_bytes`)"
     hs, hist = _field(d, 'hist', _is(list), "a list of messages", src), []
@@ -629,6 +632,7 @@ def _whole_hist(hist, src, repair, cache=True, b=None):
         raise SavedChatError(src, f"hist[{e.index}]", str(e) + ("" if repair else how)) from None
     return hist, repairs, _msgs_bound(hist)
 
+# %% ../nbs/09_interop.ipynb #4f72d3a0
 def _saved_context(d, src):
     "The checked `context` of state `d` (see `_context_state`), or None"
     if (cx := d.get('context')) is None: return None
@@ -681,6 +685,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     if repairs: chat._adjust(None, 'history', f"{src}: the saved history was repaired (repair=True): " + '; '.join(repairs))
     return chat
 
+# %% ../nbs/09_interop.ipynb #63abe331
 def _no_constant(c): raise ValueError(f"{c} is not a JSON value (a file that save_chat wrote holds none)")
 
 def load_chat(

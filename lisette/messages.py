@@ -353,6 +353,7 @@ def _part_type_problem(j, t):
     else: todo = f"convert it to a 'text', 'image_url' or 'file' part, or drop it (known types: {', '.join(sorted(_part_types))})"
     return f'content[{j}].type', f"is {t!r}, a content part litellm does not send: {todo}"
 
+# %% ../nbs/01_messages.ipynb #23865924
 def _shape_problem(m, need_ids=True):
     "(field, problem) for the first shape problem of message `m`, or None"
     role, c, tcs = _get(m, 'role'), _get(m, 'content'), _get(m, 'tool_calls')
@@ -386,6 +387,7 @@ def _tc_psf_problem(tc):
     if (s := psf.get('thought_signature')) is not None and not isinstance(s, str):
         return '.thought_signature', f"is a {type(s).__name__}; a thought signature is the str Gemini returned with the call: restore it unmodified, or remove it"
 
+# %% ../nbs/01_messages.ipynb #05960e62
 # parts only one role's messages hold: elsewhere the provider refuses them (OpenAI, Anthropic) or litellm drops the message
 _role_parts = {'tool_reference': ('tool', "only a tool result holds one (Anthropic's tool search)"),
                'refusal': ('assistant', "only the model's own (assistant) messages hold one")}
@@ -411,6 +413,7 @@ def _part_problem(j, p, role=None):
     if p['type']=='file' and not isinstance(p.get('file'), dict): return f'content[{j}].file', "must be a dict (with 'file_data' or 'file_id')"
     if p['type']=='image_url' and (pr := _image_problem(p.get('image_url'))): return f'content[{j}].image_url', pr
 
+# %% ../nbs/01_messages.ipynb #16c7fdde
 _image_mimes = (*(k for k,v in media_kinds.items() if v=='image'), 'image/jpg', 'image/heic', 'image/heif')  # what some provider takes (Anthropic and OpenAI all but the HEIF two)
 _b64_chars = re.compile(r'[A-Za-z0-9+/_\-\s]*=*\s*')  # (standard or URL-safe, maybe broken into lines)
 

@@ -989,6 +989,7 @@ def _stream_fields_lost():
         return r.choices[0].message.provider_specific_fields.get('thought_signatures')!=['a', 'b']
     except Exception: return False
 
+# %% ../nbs/04_providers.ipynb #48338cb4
 @functools.cache
 def _reasoning_items_lost():
     "Does the installed litellm's `stream_chunk_builder` drop the Responses `reasoning_items` a stream's last chunks carry (1.106.2)?"
@@ -1017,6 +1018,7 @@ def _keep_compaction_summary(m, chunks):
     for b,t in zip([b for b in bs if isinstance(b, dict)], texts):
         if b.get('content') is None and t: b['content'] = t
 
+# %% ../nbs/04_providers.ipynb #e99e6d0d
 @functools.cache
 def _call_extras_lost():
     "Does the installed litellm's `stream_chunk_builder` drop a streamed tool call's `extra_content` (where Gemini's OpenAI-compatible endpoint puts its thought signature)?"
@@ -1036,6 +1038,7 @@ def _keep_call_extras(m, chunks):
     for tc in m.tool_calls if extras else ():
         if (ec := extras.get(tc.id)) and not getattr(tc, 'extra_content', None): tc.extra_content = ec
 
+# %% ../nbs/04_providers.ipynb #2b08ba5f
 _detail_text = {'reasoning.text': 'text', 'reasoning.summary': 'summary'}  # the details streamed in pieces, and the field their pieces add to
 
 def _more_of(a, b):
@@ -1076,6 +1079,7 @@ def _keep_details(m, chunks):
     pieces = [p for c in chunks if c.choices for p in _listed(_delta_extra(c, 'reasoning_details'))]
     if pieces: m.provider_specific_fields = (m.provider_specific_fields or {}) | {'reasoning_details': _joined_details(pieces)}
 
+# %% ../nbs/04_providers.ipynb #7e7ca6d5
 def reply_citations(r, chunks=()):
     "The source URLs (`citations`) of reply `r`, or of the stream `chunks` it was built from (each carries them: the last few are read), or None"
     for o in [r, *reversed(chunks[-3:])]:  # (a slice: no copy of a long stream's chunks)

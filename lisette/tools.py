@@ -60,6 +60,7 @@ def _sig_docments(f):
     for d in res.values(): d.docment = first(o for o in ann_parts(d.anno)[1] if isinstance(o, str))
     return res
 
+# %% ../nbs/02_tools.ipynb #a5de44d0
 class _Annotations:
     "An object `get_type_hints` resolves annotations `anns` of"
     def __init__(self, anns): self.__annotations__ = anns
@@ -88,6 +89,7 @@ def _docments(f):
             if d.docment is None: d.docment = first(o for o in ann_parts(d.anno)[1] if isinstance(o, str))  # (an `Annotated` description)
     return ds
 
+# %% ../nbs/02_tools.ipynb #3d89fa57
 def _is_class(t):
     "Whether fastcore's `handle_type` would give annotation `t` a `$ref` to a class schema (or fails on it: an `Enum`, a `TypedDict`)"
     if inspect.isfunction(t): return True
@@ -100,6 +102,7 @@ def _is_own(t):
     if get_origin(t) is Literal or _is_class(t): return True
     return any(_is_own(a) for a in get_args(t) if a is not Ellipsis)
 
+# %% ../nbs/02_tools.ipynb #2203f44c
 def _json_type(v):
     return next((nm for t,nm in ((bool,'boolean'), (int,'integer'), (float,'number'), (str,'string')) if isinstance(v, t)), None)
 
@@ -112,6 +115,7 @@ def _choice_schema(vals):
     alts = [{'type': 'null'} if t=='null' else {'type': t, 'enum': vs} for t,vs in by.items()]
     return alts[0] if len(alts)==1 else {'anyOf': alts}  # (a typed `enum` each: Gemini's schema keeps no untyped one)
 
+# %% ../nbs/02_tools.ipynb #7068b1dd
 def _free_name(defs, nm, s=None):
     "`nm`, or `nm2`, `nm3`…: the first name `defs` does not hold yet (or holds schema `s` under)"
     n, i = nm, 1
@@ -124,6 +128,7 @@ def _renamed(o, ren):
     if not isinstance(o, dict): return o
     return {k: (f"#/$defs/{ren.get(v[8:], v[8:])}" if k=='$ref' and isinstance(v, str) and v.startswith('#/$defs/') else _renamed(v, ren)) for k,v in o.items()}
 
+# %% ../nbs/02_tools.ipynb #24a95e12
 def _type_schema(t, defs, names):
     "JSON Schema of annotation `t`; the classes it names go into `defs`, under their `names` (fastcore's `handle_type` for the types it handles)"
     t = ann_parts(t)[0]
@@ -153,6 +158,7 @@ def _try_schema(t, defs, names):
     try: return _type_schema(t, defs, names)
     except TypeError: return None
 
+# %% ../nbs/02_tools.ipynb #9687ca97
 def _class_ref(t, defs, names):
     "A `$ref` to the schema of class `t`, put in `defs` once, under a name no other class has"
     if (nm := names.get(t)) is None:
@@ -182,6 +188,7 @@ def _fields_schema(t, defs, names):
     req = [n for n in hs if n in t.__required_keys__]
     return {'type': 'object', 'properties': {n: _prop({'description': ''}, n, h, defs, names) for n,h in hs.items()}, 'title': t.__name__} | ({'required': req} if req else {})
 
+# %% ../nbs/02_tools.ipynb #b2bbee7b
 def _prop(p, n, t, defs, names):
     "Property schema `p` of parameter or field `n` with its type `t`'s schema"
     try: p.update(_type_schema(t, defs, names))
@@ -209,6 +216,7 @@ def _obj_schema(obj, ds, defs, names):
     if more is not None: s['additionalProperties'] = more
     return s
 
+# %% ../nbs/02_tools.ipynb #5c175957
 def _fn_schema(f):
     "fastcore's `get_schema(f, pname='parameters')` with lisette's types (above); a parameter without a schema is an error naming the tool"
     orig_doc = None
