@@ -792,6 +792,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers.paused_msg': ('providers.html#paused_msg', 'lisette/providers.py'),
                                    'lisette.providers.placeholder_info': ('providers.html#placeholder_info', 'lisette/providers.py'),
                                    'lisette.providers.prefill_msg': ('providers.html#prefill_msg', 'lisette/providers.py'),
+                                   'lisette.providers.priced_by_reply_model': ( 'providers.html#priced_by_reply_model',
+                                                                                'lisette/providers.py'),
                                    'lisette.providers.prompts_after_results': ( 'providers.html#prompts_after_results',
                                                                                 'lisette/providers.py'),
                                    'lisette.providers.prompts_joined': ('providers.html#prompts_joined', 'lisette/providers.py'),

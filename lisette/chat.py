@@ -27,7 +27,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_lit
 from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
-from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, tools_as_prompt, gemini_tools, tool_images_hidden, close_models, reply_citations, link_citations, placeholder_info,
+from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, tools_as_prompt, gemini_tools, tool_images_hidden, close_models, reply_citations, link_citations, placeholder_info, priced_by_reply_model,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, prefill_msg, prompts_joined, reasoning_filled, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
@@ -761,7 +761,7 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
     self.adjustments, self._carry = t.adjustments, []
     info = self._info
     if not info: self._adjust(t, 'unknown_model', f"litellm has no information on {self._which(lambda i: not _limited(i))}: no max_tokens, context window or prefill from it"
-                                                   + (_azure_cost if all(o.startswith('azure/') for o in self._targets) else _unknown_cost))
+                                                   + (_azure_cost if all(map(priced_by_reply_model, self._targets)) else _unknown_cost))
     elif placeholder_info(info): self._adjust(t, 'unknown_model', f"litellm's information on {self.model} is a placeholder, with no price and no token limit: no max_tokens or "
                                                                   "context window from it" + _unknown_cost)
     if prefill and not info.get('supports_assistant_prefill'):

@@ -6,19 +6,19 @@
 __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt54m', 'codex54', 'codex54m', 'codex55',
            'codex53spark', 'kimi', 'qwen3p6p', 'dsf', 'dsp', 'registered_models', 'capability_fixes',
            'droppable_fields', 'min_thinking_budget', 'unnamed_tool', 'model_info', 'supported_params', 'has_search',
-           'placeholder_info', 'router_of', 'router_version', 'router_group', 'router_fallbacks', 'group_info',
-           'group_params', 'reasoning_filled', 'refused_fields', 'learn_refusal', 'forget_refusal', 'without_refused',
-           'think_kw', 'thinking_as_prompt', 'tools_as_prompt', 'with_think', 'thinking_budget', 'gemini_tools',
-           'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg', 'mark_paused',
-           'join_paused_results', 'prefill_msg', 'text_splits_reasoning', 'context_tokens', 'supports_cache_ckpts',
-           'close_models', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream', 'unreadable_reply',
-           'stream_finished', 'stream_content_type', 'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied',
-           'repeat_guard', 'stream_broke', 'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built',
-           'built_response', 'reply_citations', 'merge_stream_fields', 'keep_native_finish', 'native_stop_warning',
-           'takes_long_ids', 'mend_chunk', 'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results',
-           'prompts_joined', 'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text', 'provider_call_names',
-           'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details',
-           'link_citations']
+           'placeholder_info', 'priced_by_reply_model', 'router_of', 'router_version', 'router_group',
+           'router_fallbacks', 'group_info', 'group_params', 'reasoning_filled', 'refused_fields', 'learn_refusal',
+           'forget_refusal', 'without_refused', 'think_kw', 'thinking_as_prompt', 'tools_as_prompt', 'with_think',
+           'thinking_budget', 'gemini_tools', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg',
+           'mark_paused', 'join_paused_results', 'prefill_msg', 'text_splits_reasoning', 'context_tokens',
+           'supports_cache_ckpts', 'close_models', 'missing_keys', 'without_sdk_retries', 'close_stream',
+           'aclose_stream', 'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_usage',
+           'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error',
+           'quota_exhausted', 'failed_locally', 'keep_built', 'built_response', 'reply_citations',
+           'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'takes_long_ids', 'mend_chunk',
+           'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results', 'prompts_joined',
+           'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text', 'provider_call_names', 'unstored_reasoning',
+           'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details', 'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, operator, os, re, sys, threading, time, traceback
@@ -173,6 +173,11 @@ def placeholder_info(info:dict)->bool:
     "Is litellm's model `info` a placeholder: capabilities, but no price and no token limit (and not a local server's model)?"
     if not info or info.get('max_input_tokens') or info.get('max_output_tokens') or info.get('max_tokens'): return False  # (most entries: at once)
     return info.get('litellm_provider') not in _local_servers and not any(v for k,v in info.items() if 'cost' in k and isinstance(v, (int, float)))
+
+# %% ../nbs/04_providers.ipynb #3fab53a6
+def priced_by_reply_model(m:str)->bool:
+    "Does litellm price a reply of `m`, a model it does not know, by the model the reply names? (an Azure deployment's)"
+    return m.startswith('azure/')
 
 # %% ../nbs/04_providers.ipynb #e365e2c1
 def router_of(f):
