@@ -114,7 +114,8 @@ def main():
             f"{d['first']*1e3:.2f} / {d['first_loaded']*1e3:.2f} / {d['first_used']*1e3:.2f} ms" +
             (" (near the window: counted exactly unless the file keeps the provider's count, by design)" if d.get('counted') else ''))
         row(f"load_chat of that history's file, {name}", "(vs json.loads of it)", f"{d['load']*1e3:.1f} ms = {d['load']/d['load_json']:.1f}x json.loads ({d['load_json']*1e3:.1f} ms)")
-    row("one more turn on a 5,000-message history (library time)", "<= 2 ms", f"{bench_chat.own_time_big_hist()*1e3:.2f} ms")
+    row("one more turn on a 5,000-message history (library time): text, Claude cache on / tool rounds, gpt-4.1 / Gemini", "<= 2 ms",
+        f"{bench_chat.own_time_big_hist()*1e3:.2f} / {bench_chat.own_time_big_hist(True, 'gpt-4.1')*1e3:.2f} / {bench_chat.own_time_big_hist(True, 'gemini/gemini-2.5-flash')*1e3:.2f} ms")
     n = 10_000
     med, _ = bench_messages.bench([f'message {i}' for i in range(n)], cache=True, cache_idxs=[0, -2, -1])
     print(f"mk_msgs, {n:,} strings, cache=True: {med*1e3:.1f} ms")

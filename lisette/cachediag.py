@@ -7,11 +7,12 @@ __all__ = ['prefix_blocks', 'where_str', 'first_difference', 'CacheRequest', 'ca
            'CacheReport', 'cache_report']
 
 # %% ../nbs/06d_cache.ipynb #c231fcec
-import difflib, json, operator
+import difflib, json
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import repeat
 from fastcore.utils import *
+from litellm import Message
 from .messages import _get
 from .history import _plain
 from .usage import UsageStats
@@ -95,14 +96,11 @@ def first_difference(old:list, new:list, # Blocks of two requests (from `prefix_
     return (new[k][0], k, [_short(l) for l in _around(d[:mx])] + ([f"({len(d)-mx} more lines)"] if len(d)>mx else []))
 
 # %% ../nbs/06d_cache.ipynb #d7ed027c
-_content_of = operator.methodcaller('get', 'content')  # (a litellm `Message` has `get` too)
-
 def _contents(msgs):
-    "The content of each message, in one C-speed pass when they are all dicts; with litellm `Message`s among them, only those cost a Python call"
+    "The content of each message, in one C-speed pass when they are all dicts; with litellm `Message`s among them, in one read each (their field, not their slower `get`)"
     try: return list(map(dict.get, msgs, repeat('content')))
     except TypeError: pass
-    try: return list(map(_content_of, msgs))
-    except Exception: return [m.get('content') if m.__class__ is dict else _get(m, 'content') for m in msgs]
+    return [m.get('content') if (c := m.__class__) is dict else m.__dict__.get('content') if c is Message else _get(m, 'content') for m in msgs]
 
 # %% ../nbs/06d_cache.ipynb #29b91b9d
 def _as_sent(msgs, contents):

@@ -423,7 +423,8 @@ def _special(self:Chat):
     "Indices of the history's messages that are not plain text dicts; only those added or replaced since the last call are read"
     h, (ref, at) = self._hist, getattr(self, '_scan', ([], []))
     if len(h)<len(ref): ref, at = ref[:len(h)], [i for i in at if i<len(h)]  # removed from the end
-    if moved := list(itertools.compress(itertools.count(), map(operator.is_not, h, ref))):  # replaced, by us (checkpoints) or the user: read again
+    # replaced, by us (checkpoints) or the user: read again (unless equal: a message is told plain or not by its value)
+    if h[:len(ref)]!=ref and (moved := list(itertools.compress(itertools.count(), map(operator.is_not, h, ref)))):
         at = sorted(set(at).difference(moved).union(_not_plain(h, moved)))
     self._scan = (h[:], at + _not_plain(h, range(len(ref), len(h))))
     return self._scan[1]
@@ -447,7 +448,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
             idxs = [o-1 if o>0 else o for o in idxs if o!=0]
         self._place_ckpts(idxs[:4-len(sp and [o for o in self.cache_idxs if o==0])])
     at = self._special()  # most of a long history is plain text, which neither paging nor a model switch changes
-    h, self._pages = paged(self._hist, self.page_results, at)  # long tool results: their start, and how to read the rest
+    h, self._pages = paged(self._hist, self.page_results, at, self.__dict__.setdefault('_page_memo', {}))  # long tool results: their start, and how to read the rest (`memo`: the last request's messages not again)
     res, self._sent_at = sp + h, (len(sp), len(h), at)
     if self.tool_reminder and res and _role(res[-1])=='tool':
         i = len(res)-1

@@ -7,9 +7,9 @@ __all__ = ['stall_note', 'stopped_result', 'page_note', 'call_key', 'StallDetect
            'paged', 'find_result', 'mk_read_result', 'add_note']
 
 # %% ../nbs/05c_loop.ipynb #84059a91
-import json, threading
+import bisect, json, threading
 from fastcore.utils import *
-from .messages import mk_msg, _get, _role, _nonblank
+from .messages import mk_msg, _get, _role, _nonblank, _same_upto
 from .tools import _tc_name, _tc_args, _base_id
 
 # %% ../nbs/05c_loop.ipynb #9865c40a
@@ -138,16 +138,25 @@ def page_result(m, limit:int):
 
 # %% ../nbs/05c_loop.ipynb #ceb33b1d
 def paged(hist:list, limit:int=None,
-          at:list=None)->tuple: # Indices of `hist` that may hold tool results (default: all)
+          at:list=None, # Indices of `hist` that may hold tool results, in order (default: all)
+          memo:dict=None)->tuple: # Kept by the caller between calls: the messages of the last call still in their places are not looked at again
     "(`hist` with long tool results paged, their handles); `limit=None` pages nothing"
     if not limit: return hist, []
-    res, hs = list(hist), []
-    for i in range(len(res)) if at is None else at:
+    res, hs, js = list(hist), [], range(len(hist)) if at is None else at
+    if memo is not None and memo.get('limit')!=limit: memo.clear()
+    prev, done = (memo or {}).get('seen', ([], []))  # the last call's history, and what it paged: (index, message, page, handle)
+    if (b := _same_upto(hist, prev, 0, min(len(hist), len(prev)))):  # (a message's page depends on it alone, and the limit)
+        done = [o for o in done if o[0]<b]
+        for i,_,p,h in done: res[i] = p; hs.append(h)  # the same page object: a later pass over the request sees it unchanged too
+        js = js[bisect.bisect_left(js, b):]
+    else: done = []
+    for i in js:
         m = res[i]
         # most messages, in a lookup or two (this runs every request): not a tool result, or a short text one
         if m.__class__ is dict and ((c := m.get('content')).__class__ is str and len(c)<=limit or m.get('role')!='tool'): continue
         if _role(m)=='tool' and _get(m, 'name')!='read_result' and (p := page_result(m, limit)) is not m:
-            res[i] = p; hs.append(_get(m, 'tool_call_id'))
+            res[i] = p; hs.append(h := _get(m, 'tool_call_id')); done.append((i, m, p, h))
+    if memo is not None: memo.update(limit=limit, seen=(list(hist), done))
     return res, hs
 
 def find_result(hist:list, handle:str)->str|None:

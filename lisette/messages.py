@@ -8,7 +8,7 @@ __all__ = ['media_kinds', 'tool_dtls_tag', 're_tools', 'token_dtls_tag', 're_tok
            'fmt2hist', 'MessageFormatError', 'check_msg', 'mk_msgs']
 
 # %% ../nbs/01_messages.ipynb #9e4846d9
-import base64, json, random, re, string
+import base64, itertools, json, operator, random, re, string
 from fastcore.utils import *
 from fastcore.funccall import detect_mime
 from litellm import ModelResponse, ModelResponseStream, Message
@@ -186,6 +186,12 @@ def _add_cache_control(msg, ttl=None):
 def _role(m): return m.get('role') if (c := m.__class__) is dict else m.__dict__.get('role') if c is Message else _get(m, 'role')  # (a `Message` keeps its role as a field: read at once)
 def _is_num(x): return isinstance(x, (int, float)) and not isinstance(x, bool)  # (a number: `True` is an int to Python, not to a JSON schema)
 def _tc_cache(tc): return _get(tc, 'cache_control')
+
+def _same_upto(a:list, b:list, start:int, stop:int)->int:
+    "The first index `i` in `start..stop` where lists `a` and `b` hold different objects, or `stop` (equal ones count as the same: what is read from a message depends on its value alone)"
+    if a[start:stop]==b[start:stop]: return stop  # (the usual answer, at C speed: a list compares an object with itself in a step)
+    diff = itertools.compress(itertools.count(start), map(operator.is_not, itertools.islice(a, start, stop), itertools.islice(b, start, stop)))
+    return next((i for i in diff if a[i]!=b[i]), stop)  # (a copy made again, e.g. to move a cache checkpoint, is equal)
 
 def _has_cache(msg):
     "Does `msg` carry a cache checkpoint?"

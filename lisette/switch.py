@@ -6,11 +6,11 @@
 __all__ = ['provider_kind', 'reasoning_origin', 'fit_id', 'fit_history', 'note_adjustment', 'fit_request']
 
 # %% ../nbs/06e_switch.ipynb #85b69652
-import hashlib, json, re, time
+import bisect, hashlib, json, re, time
 import litellm
 from fastcore.utils import *
 from litellm.types.utils import Function
-from .messages import _get, _role, _nonblank
+from .messages import _get, _role, _nonblank, _same_upto
 from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls, _compacted_only
 from .tools import _tc_id
 from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items, drops_reasoning_text, takes_long_ids
@@ -368,6 +368,13 @@ def _as_plain(m):
     if d.get('thinking_blocks')==[]: del d['thinking_blocks']  # (nothing in it)
     return d
 
+def _unseen(js, seen, msgs, nsys):
+    "Indices `js` (in order) less those the last request with `seen` looked at and found needed nothing, whose messages are still there, after the same system messages"
+    if seen is None or (last := seen.get(None)) is None or last[0]!=nsys: return js
+    prev, quiet = last[1], last[2]
+    if (b := _same_upto(msgs, prev, nsys, min(len(msgs), len(prev), quiet)))<=nsys: return js
+    return [*js[:bisect.bisect_left(js, nsys)], *js[bisect.bisect_left(js, b):]]
+
 def _memo(memo, key, n):
     "The part of `memo` for `key` (a model kind and cache setting; others are dropped), emptied when it outgrows the messages"
     if memo is None: return None
@@ -400,7 +407,7 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
                 model:str, # The model they are sent to
                 cache:bool=None, # Keep cache checkpoints (default: only for Anthropic)
                 at:list=None, # Indices of `msgs` to look at, in order; the others must be plain text dicts (default: all)
-                memo:dict=None, # Kept by the caller between requests: a message object seen before is not examined again
+                memo:dict=None, # Kept by the caller between requests: a message object seen before is not examined again, nor are the last request's messages still in their places
                 read:dict=None, # Tool-call messages already read by `_plain_calls` (see `_plain_bytes`): not read again
                 echo:bool=None): # Send litellm 1.106's `refusal: None` echo back (default: to OpenAI's own APIs)
     "(copy of `msgs` the provider of `model` accepts, [(history index, what changed)])"
@@ -414,14 +421,19 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
     nsys = next((i for i,m in enumerate(msgs) if _get(m, 'role') not in ('system', 'developer')), len(msgs))
     res, notes, ids, ckpts, copied = list(msgs), [], {}, [], False
     answered = _ResultIds(msgs)  # a `srvtoolu_` call with a result was a client call
-    for j in range(len(msgs)) if at is None else at:
+    # `quiet`: where the first message after the system messages that needed a change (or must be examined every time) is
+    js, quiet = _unseen(range(len(msgs)) if at is None else at, seen, msgs, nsys), len(msgs)
+    for j in js:
         if (m := msgs[j]).__class__ is dict and m.get('content').__class__ is str:  # (this runs on every request)
             if len(m)==2: continue  # plain text, most of a long history: nothing any provider needs changed
             # a text tool result (the other half of a tool-heavy history): only a new id for its call, or a checkpoint, changes it
             if not ids and m.get('role')=='tool' and (cache or 'cache_control' not in m): continue
         if not ids and seen and (e := seen.get(id(m))) is not None and e[0] is m and not e[1]: continue  # examined before: nothing to change
         i, role = j-nsys, _role(m)
-        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals, echo, details, long_ids, read): continue  # no copy
+        if not (ids and role=='tool' and _get(m, 'tool_call_id') in ids) and not _needs(m, role, kind, cache, answered, seen, refusals, echo, details, long_ids, read):
+            if j<quiet and j>=nsys and (seen is None or (e := seen.get(id(m))) is None or e[0] is not m): quiet = j  # (not remembered: a `srvtoolu_` call)
+            continue  # no copy
+        if j<quiet and j>=nsys: quiet = j
         # (a Message's `audio` takes no bare reference; its `refusal` field is left out by removing it from a dict)
         res[j], set_ = _setter(_as_plain(m) if m.__class__ is not dict and (_get(m, 'audio') is not None or _get(m, 'refusal') is not None or _get(m, 'images') or not echo and _refusal_echo(m)) else m)
         copied = True
@@ -431,6 +443,7 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
         if not cache and _strip_cc(res[j], set_): ckpts.append(i)
     if ckpts: notes.append((ckpts[0], f"cache checkpoints left out (messages {', '.join('system' if k<0 else str(k) for k in ckpts)}): {model} takes none"))
+    if seen is not None: seen[None] = (nsys, list(msgs), quiet)  # the next request looks again only at what comes after `quiet`, or was replaced
     if not copied: return res, []
     if None in res: res = [o for o in res if o is not None]
     return res, sorted(notes, key=lambda o: o[0])  # (an audio reference back to OpenAI is changed without a note: it is OpenAI's own form)

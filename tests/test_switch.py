@@ -1,5 +1,5 @@
 "Switching models mid-chat: a conversation with tools, thinking and web search moves Anthropic -> Gemini -> OpenAI Responses -> OpenAI Chat Completions -> Anthropic, every request accepted by the strict fake provider, every change reported."
-import copy, json, re
+import copy, json, re, warnings
 import pytest
 from lisette import Chat, AsyncChat, contents
 from lisette.testing import Reply
@@ -689,3 +689,41 @@ def test_ids_fit_agrees_with_fit_id(kind):
 def test_anthropic_id_with_a_final_newline_is_fitted():
     "Anthropic takes ids of letters, digits, `_` and `-` only: a final newline (which a `$` pattern lets through) is replaced too"
     assert fit_id('toolu_1\n', 'anthropic') == 'toolu_1_'
+
+def _dumped(msgs): return [json.dumps(m if isinstance(m, dict) else m.model_dump(), sort_keys=True, default=str) for m in msgs]
+
+@pytest.mark.parametrize('seed', [7, 8, 9])
+def test_later_requests_send_what_a_whole_pass_sends(seed):
+    "A later request looks again only at what changed since the last (paging and fitting remember the rest): after replacing, appending and removing messages, switching models and paging limits, every request equals the first request of a new chat on the same history"
+    import random
+    from litellm import ModelResponse
+    from lisette.tools import mk_tc, mk_tc_req, mk_tc_results
+    from lisette.messages import mk_msgs, _get
+    def reply(**kw): return ModelResponse(model='m', choices=[dict(message=dict(role='assistant', content='ok'), finish_reason='stop')])
+    def rnd(i, long=False, odd_id=False):
+        q = mk_tc_req(f'step {i}', [mk_tc('lookup', key=f'k{i}')])
+        if odd_id: q.tool_calls[0].id = f'call.{i}/x'  # (an id Anthropic refuses: changed, with its result's)
+        return [f'question {i}', q, *mk_tc_results(q, ['v'*300 if long else f'value {i}']), f'answer {i}']
+    thinking = {'role': 'assistant', 'content': 'Thought.', 'thinking_blocks': [{'type': 'thinking', 'thinking': 'hmm', 'signature': 'sig'}]}
+    models = ['gpt-4.1', 'anthropic/claude-sonnet-4-5', 'gemini/gemini-2.5-flash', 'openai/gpt-5-mini']
+    rng = random.Random(seed)
+    h = mk_msgs([o for i in range(12) for o in rnd(i, long=i%4==0, odd_id=i%5==0)])
+    sent = []
+    chat = Chat(models[0], sp='Be brief.', hist=h, page_results=200, completefunc=lambda **kw: (sent.append(kw['messages']), reply())[1])
+    for step in range(60):
+        act = rng.choice(['turn', 'turn', 'replace', 'append', 'cut', 'model', 'page'])
+        if act=='replace':  # a message in the middle, by one that needs fitting for some providers (or back)
+            i = rng.randrange(len(chat.hist)-1)
+            if chat.hist[i].__class__ is dict and chat.hist[i].get('role')=='assistant' and 'tool_calls' not in chat.hist[i]: chat.hist[i] = dict(thinking)
+        elif act=='append': chat.hist += mk_msgs(rnd(100+step, long=rng.random()<.5, odd_id=rng.random()<.5))
+        elif act=='cut' and len(chat.hist)>30:
+            del chat.hist[-5:]
+            while _get(chat.hist[-1], 'role')=='tool' or _get(chat.hist[-1], 'tool_calls'): chat.hist.pop()  # (whole rounds only)
+        elif act=='model': chat.model = rng.choice(models)
+        elif act=='page': chat.page_results = rng.choice([100, 200, 5000, None])
+        fresh_sent = []
+        fresh = Chat(chat.model, sp=chat.sp, hist=list(chat.hist), page_results=chat.page_results, completefunc=lambda **kw: (fresh_sent.append(kw['messages']), reply())[1])
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            fresh(f'turn {step}'); chat(f'turn {step}')
+        assert _dumped(sent[-1])==_dumped(fresh_sent[-1]), (step, act, chat.model)
