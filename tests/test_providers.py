@@ -1,5 +1,5 @@
 "Provider compatibility (nbs/04_providers.ipynb): one reproducer per item of the table at the top of the notebook."
-import asyncio, base64, json, os, subprocess, sys, time, warnings
+import asyncio, base64, copy, json, os, subprocess, sys, time, warnings
 import pytest, litellm
 from litellm import stream_chunk_builder, completion_cost, ModelResponse
 from litellm.types.utils import Usage, ServerToolUse
@@ -1307,3 +1307,41 @@ def test_gemini_tools_converted_once_per_schema():
     a, n = gemini_tools([_zod], 'gemini/gemini-2.5-flash')
     b, m = gemini_tools([_zod], 'gemini/gemini-2.5-flash')
     assert a[0] is b[0] and n == m and len(n) == 2
+
+# --- Gemini: what a chat remembers of the messages it sent
+
+_png = base64.b64decode('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==')
+
+def _gm_dump(m):
+    "Message `m` as it is, its tool calls' classes too (litellm's validation made them dicts)"
+    if not hasattr(m, 'model_dump'): return json.loads(json.dumps(m))
+    with warnings.catch_warnings(): warnings.simplefilter('ignore'); return m.model_dump(), [type(tc).__name__ for tc in m.tool_calls or ()]
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_gemini_requests_leave_hist_alone_and_match_a_new_chat(fake_provider, stream):
+    """A long Gemini chat's requests are those a new chat on a copy of its history sends (what it remembers of the
+    messages it sent before changes no byte, and a message replaced in `chat.hist` is sent as it now is), and no
+    request changes the history: tool calls with thought signatures, texts with them, an image, results with text parts"""
+    fp = fake_provider
+    def add(a:int, b:int=0) -> int:
+        "Add"
+        return a+b
+    kw = dict(tools=[add], tool_reminder='Be brief.', api_base=fp.gemini_base, api_key='k')
+    chat = Chat('gemini/gemini-2.5-flash', **kw)
+    for i in range(5):  # 5 turns of 6 messages: the history outgrows what is read whole (20)
+        fp.queue(Reply('Adding.', tool_calls=[('add', {'a': i, 'b': 2}), ('add', {'a': 3})], thinking='Two sums'), Reply(f'{i+2} and 3.', thinking='Done'))
+        before = [_gm_dump(m) for m in chat.hist]
+        r = chat([_png, f'What is this? And {i}+2, 3+0?'] if i==1 else f'And {i}+2, 3+0?', stream=stream)
+        if stream: list(r)
+        assert [_gm_dump(m) for m in chat.hist[:len(before)]] == before
+    assert any(isinstance(m, litellm.Message) and m.tool_calls and m.tool_calls[0].provider_specific_fields for m in chat.hist)  # (signed calls)
+    chat.hist[6] = chat.hist[6].model_copy(update={'content': 'Adding, again.'})  # replaced: sent as it now is
+    h = copy.deepcopy(chat.hist)
+    fp.queue('Bye.', 'Bye.')
+    before = [_gm_dump(m) for m in chat.hist]
+    r = chat('Thanks', stream=stream); list(r) if stream else r
+    assert [_gm_dump(m) for m in chat.hist[:len(before)]] == before
+    sent = fp.requests[-1].body
+    r = Chat('gemini/gemini-2.5-flash', hist=h, **kw)('Thanks', stream=stream); list(r) if stream else r
+    assert fp.requests[-1].body == sent
+    assert 'Adding, again.' in json.dumps(sent)
