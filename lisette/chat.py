@@ -548,9 +548,10 @@ def _request(self:Chat, msgs, schemas=None, temp=None, think=None, search=None, 
     if kw.get('tools'):
         kw['tools'], notes = gemini_tools(kw['tools'], target)
         for n in notes: self._adjust(None, 'schema', f"tool schemas for {m}: {n}")
+    memo = self.__dict__.setdefault('_adapt_memo', {})  # (what the fixes read of the history's messages: a long history is not read again each turn)
     if target!=m:  # a Router group of one model: that model's fixes, under the group's name
-        res = adapt_request(kw | {'model': target}) | {'model': kw['model']}
-    else: res = adapt_request(kw)
+        res = adapt_request(kw | {'model': target}, memo) | {'model': kw['model']}
+    else: res = adapt_request(kw, memo)
     if 'temperature' in kw and 'temperature' not in res: self._adjust(None, 'temperature', _temp_dropped(f"{m} takes none here", kw['temperature']))
     if n := reasoning_filled(target, kw, res):
         self._adjust(None, 'reasoning', f"{n} tool-call message{'s'*(n>1)} without reasoning_content sent with it (their provider fields' reasoning, or a space): {m} thinks, and refuses tool calls without it; the history is unchanged")

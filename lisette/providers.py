@@ -1252,10 +1252,14 @@ def install_mends():
             except (ImportError, AttributeError) as e: warnings.warn(f"lisette could not install {f.__name__} on litellm {_litellm_version}: {e}")
         _on_first_request.clear()
 
-def adapt_request(kw:dict)->dict:
+_last_adapters = []  # adapters run after all others, each `f(kw, memo)`: those that read every message sent (`memo`: see `adapt_request`)
+
+def adapt_request(kw:dict,
+                  memo:dict=None)->dict: # Kept by the caller between its requests (a `Chat` keeps one): messages read before are not read again
     "Provider-specific adjustments to the litellm kwargs `kw` a `Chat` is about to send (the one place for them)"
     if _on_first_request: install_mends()
     for f in _adapters: kw = f(kw)
+    for f in _last_adapters: kw = f(kw, memo)
     return kw
 
 # %% ../nbs/04_providers.ipynb #12da31c7
@@ -1797,6 +1801,8 @@ def _gemini_msgs_mutated():
     except Exception: return False
 
 # %% ../nbs/04_providers.ipynb #ea1e015a
+import itertools
+
 @cache
 def _gemini_test():
     "litellm's own test of a Gemini request (looked up once: it runs for every request), or ours where it has none"
@@ -1815,8 +1821,12 @@ def _changed_by_litellm(m):
     d = _fields_of(m)
     return bool(d.get('tool_calls')) or not d.get('role') if d is not None else bool(_get(m, 'tool_calls')) or not _get(m, 'role')
 
+_typed_fields = ('function_call', 'audio', 'images', 'annotations', 'reasoning_items')  # a `Message`'s fields that hold models or typed dicts (as `model_dump` gives them, not as they are)
+
 def _msg_copy(m):
     "A dict copy of message `m`: what litellm's validation makes of it, without touching `m`"
+    if type(m) is litellm.Message and not m.__pydantic_extra__ and (d := m.__dict__).get('content').__class__ is not list and not any(map(d.get, _typed_fields)):
+        return dict(d)  # its fields, shallow: litellm replaces the copy's `tool_calls` with their `model_dump`s, and leaves out the `None`s
     return m.model_dump(exclude_none=True) if isinstance(m, BaseModel) else dict(m)
 
 _gemini_fixes = []  # what a Gemini request's messages need, each `f(m)`: `m` itself, or a fixed copy (one pass over the messages for all)
@@ -1826,17 +1836,45 @@ def _gemini_fixed(m):
     for f in _gemini_fixes: m = f(m)
     return m
 
-def _gemini_messages(kw):
+def _gemini_sent(msgs):
+    "Messages `msgs` as a Gemini request sends them"
+    # text messages and text results (most of a long history) pass at once: no fix changes them (a fix that would must change this)
+    return [o if o.__class__ is dict and o.get('content').__class__ is str and 'tool_calls' not in o and o.get('role') else _gemini_fixed(o) for o in msgs]
+
+def _sent_memo(memo, n):
+    "The part of `memo` (see `adapt_request`) for Gemini's messages, emptied when it outgrows the `n` messages of a request: (id → message as sent, id → message copied)"
+    if memo is None or n<20: return None  # (a short request is read whole: remembering would cost more than it saves)
+    sent, held = res = memo.setdefault('gemini', ({}, {}))
+    if len(sent)>2*n+100: sent.clear(); held.clear()
+    return res
+
+def _remember(sent, held, olds, news):
+    "Remember in `sent` messages `olds` as sent (`news`); `held` keeps the copied ones, so an id stays its message's"
+    # (at C speed, as the first request of a long history remembers all of it)
+    sent.update(zip(map(id, olds), news))
+    copied = list(map(operator.is_not, olds, news))
+    os_, cs = list(itertools.compress(olds, copied)), list(itertools.compress(news, copied))
+    held.update(zip(map(id, os_), os_))
+    listed = map(operator.is_, map(type, map(operator.methodcaller('get', 'content'), cs)), itertools.repeat(list))
+    for o in itertools.compress(os_, listed): sent.pop(id(o), None); held.pop(id(o), None)  # (litellm may inline a listed image in place: made again)
+
+def _gemini_messages(kw, memo=None):
     if not _for_gemini(kw): return kw  # (other routes pay one name check)
     msgs = kw.get('messages') or []
-    # text messages and text results (most of a long history) pass at once: no fix changes them (a fix that would must change this)
-    new = [o if o.__class__ is dict and o.get('content').__class__ is str and 'tool_calls' not in o and o.get('role') else _gemini_fixed(o) for o in msgs]
+    if (m := _sent_memo(memo, len(msgs))) is None: new = _gemini_sent(msgs)
+    else:  # at C speed: each message sent before, as it was sent; only the others are read
+        new = list(map(m[0].get, map(id, msgs)))
+        if unread := list(itertools.compress(itertools.count(), map(operator.is_, new, itertools.repeat(None)))):
+            olds = msgs if len(unread)==len(msgs) else [msgs[i] for i in unread]
+            news = _gemini_sent(olds)
+            new = list(map(dict(zip(map(id, olds), news)).get, map(id, msgs), new))
+            _remember(*m, olds, news)
     return kw | dict(messages=new) if any(map(operator.is_not, new, msgs)) else kw
 
 def _unmutated(m): return _msg_copy(m) if _changed_by_litellm(m) and _gemini_msgs_mutated() else m
 
 _gemini_fixes.append(_unmutated)
-_adapters.append(_gemini_messages)
+_last_adapters.append(_gemini_messages)  # (last: it copies the messages as they are finally sent)
 
 # %% ../nbs/04_providers.ipynb #148f638a
 @cache
