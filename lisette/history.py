@@ -11,7 +11,7 @@ import copy, json
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _part_types, _role_parts, _get, _role, _tc_cache
+from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _part_types, _role_parts, _get, _role, _tc_cache, _loads
 from .tools import mk_tc_result, _mk_tool_result, _tc_id, _tc_name, _provider_ran
 
 # %% ../nbs/01b_history.ipynb #47f35a44
@@ -474,8 +474,8 @@ def _norm_args(a):
     "Tool call arguments as a JSON string, with one spacing when they are a JSON object"
     if a is None or a=='': return '{}'
     if isinstance(a, dict): return json.dumps(a)
-    try: v = json.loads(a)
-    except (TypeError, ValueError): return a
+    try: v = _loads(a)
+    except (TypeError, ValueError): return a  # (not JSON, or nested too deeply to read: kept as the provider sent it)
     return json.dumps(v) if isinstance(v, dict) else a
 
 def _tc_dict(tc):

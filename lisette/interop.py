@@ -13,7 +13,7 @@ from pathlib import Path
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, MessageFormatError, _legacy_call, _legacy_call_ok, _get, _has_cache, _part_types, _nonblank, _audio_problem, max_cache_ckpts
+from .messages import check_msg, MessageFormatError, _legacy_call, _legacy_call_ok, _get, _has_cache, _part_types, _nonblank, _audio_problem, max_cache_ckpts, _loads, _too_deep
 from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _plain_shape, _plain_calls, _text_roles, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
 from .tools import _provider_ran, _provider_marked, _tc_id, _tc_name
 from .providers import paused_msg
@@ -156,10 +156,10 @@ def _an_thinking(d, i, notes):
 
 def _an_input(tc, i, notes):
     a = tc['function']['arguments']
-    try: v = json.loads(a)
-    except ValueError: v = None
+    try: v = _loads(a)
+    except ValueError: v = None  # (not JSON, or nested too deeply to read)
     if isinstance(v, dict): return v
-    notes(i, f"arguments of tool call {tc['id']!r} are not a JSON object ({a[:40]!r}); sent as {{}}")
+    notes(i, f"arguments of tool call {tc['id']!r} are {'nested too deeply for Python to read' if _too_deep(a) else 'not a JSON object'} ({a[:40]!r}); sent as {{}}")
     return {}
 
 def _an_assistant(d, i, notes):

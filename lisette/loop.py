@@ -9,7 +9,7 @@ __all__ = ['stall_note', 'stopped_result', 'page_note', 'call_key', 'StallDetect
 # %% ../nbs/05c_loop.ipynb #84059a91
 import bisect, json, threading
 from fastcore.utils import *
-from .messages import mk_msg, _get, _role, _nonblank, _same_upto
+from .messages import mk_msg, _get, _role, _nonblank, _same_upto, _loads
 from .tools import _tc_name, _tc_args, _base_id
 
 # %% ../nbs/05c_loop.ipynb #9865c40a
@@ -17,8 +17,8 @@ def call_key(tc)->tuple:
     "(name, arguments as normalised JSON) of tool call `tc`: the same call gets the same key"
     a = _tc_args(tc)
     if a in ('', None): a = {}
-    try: a = json.dumps(json.loads(a) if isinstance(a, str) else a, sort_keys=True)
-    except (TypeError, ValueError, RecursionError): a = str(a).strip()  # unparsable (or absurdly deep) arguments compare as text
+    try: a = json.dumps(_loads(a) if isinstance(a, str) else a, sort_keys=True)
+    except (TypeError, ValueError, RecursionError): a = str(a).strip()  # unparsable (or absurdly deep: text `_loads` cannot read, a dict `json.dumps` cannot write) arguments compare as text
     return _tc_name(tc), a
 
 def _fmt_call(k): return f"{k[0]}({k[1]})"

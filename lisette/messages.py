@@ -162,6 +162,23 @@ def _mk_content(o):
         return o
     raise TypeError(f"Cannot make a message part from {type(o).__name__}: use str, bytes, or a content-part dict.")
 
+# %% ../nbs/01_messages.ipynb #0c93b3f5
+class _DeepJSON(json.JSONDecodeError):
+    "JSON text nested deeper than Python reads (`json.loads` raised a `RecursionError`): unreadable, as broken JSON is"
+    def __init__(self, msg, doc, pos=0): super().__init__(msg, doc, pos); self.args = (msg,)  # (no position: it is not where the text breaks)
+
+def _loads(s):
+    "`json.loads(s)`, with JSON nested too deeply for Python raising `_DeepJSON` (a `json.JSONDecodeError`), not a `RecursionError`"
+    try: return json.loads(s)
+    except RecursionError: raise _DeepJSON("JSON nested too deeply for Python to read", s) from None
+
+def _too_deep(s)->bool:
+    "Is `s` JSON text nested too deeply for Python to read? (to say why arguments were not read: not on the way of the readable ones)"
+    try: _loads(s)
+    except _DeepJSON: return True
+    except (TypeError, ValueError): pass
+    return False
+
 # %% ../nbs/01_messages.ipynb #6ddacb88
 def _cc(ttl=None):
     if ttl is None: return {'type': 'ephemeral'}
@@ -275,9 +292,9 @@ def _block_where(js):
 
 def _parse_tool_block(js):
     "The dict held by a tool-usage block, or a `ValueError` pointing at the block"
-    try: d = json.loads(js)
+    try: d = _loads(js)
     except json.JSONDecodeError as e:
-        raise ValueError(f"Malformed tool-usage block ({_block_where(js)}): {e.msg} at line {e.lineno}") from None
+        raise ValueError(f"Malformed tool-usage block ({_block_where(js)}): {e.msg}{'' if isinstance(e, _DeepJSON) else f' at line {e.lineno}'}") from None
     if not (isinstance(d, dict) and isinstance(d.get('id'), str) and isinstance(d.get('call'), dict)
             and isinstance(d['call'].get('function'), str)):
         raise ValueError(f"Malformed tool-usage block ({_block_where(js)}): expected "

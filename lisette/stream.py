@@ -14,7 +14,7 @@ from fastcore.utils import *
 from litellm import ModelResponse, ModelResponseStream
 from litellm import stream_chunk_builder as _litellm_build
 from litellm.types.utils import StreamingChoices, Delta
-from .messages import contents, tool_dtls_tag, _get, _shown_calls
+from .messages import contents, tool_dtls_tag, _get, _shown_calls, _loads
 from .tools import FullResponse, _tc_name, _tc_args, _tc_id, _provider_ran
 from .usage import quiet_litellm, _hidden
 from .providers import merge_stream_fields, mend_chunk, keep_refusal, install_mends, _name_nameless
@@ -160,8 +160,8 @@ def _args_dict(tc):
     "The arguments of tool call `tc` as a dict: what is not a JSON object (a provider's `[1, 2]`, `null`, a cut-off string) as `{'arguments': it}`"
     a = _tc_args(tc)
     if isinstance(a, dict): return a
-    try: d = json.loads(a or '{}')
-    except (json.JSONDecodeError, TypeError): return {'arguments': a}
+    try: d = _loads(a or '{}')
+    except (json.JSONDecodeError, TypeError): return {'arguments': a}  # (not JSON, or nested too deeply to read)
     return d if isinstance(d, dict) else {'arguments': a}
 
 def _fmt_call(tc, args=None):

@@ -10,7 +10,7 @@ import bisect, hashlib, json, re, time
 import litellm
 from fastcore.utils import *
 from litellm.types.utils import Function
-from .messages import _get, _role, _nonblank, _same_upto
+from .messages import _get, _role, _nonblank, _same_upto, _loads, _too_deep
 from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls, _compacted_only
 from .tools import _tc_id
 from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items, drops_reasoning_text, takes_long_ids
@@ -183,9 +183,9 @@ def _args_object(a):
     "Are tool-call arguments `a` a JSON object (as a string)?"
     if a.__class__ is not str: return False
     try: o, end = _scan_json(a, 0)  # (most arguments: one value from the first character to the last, read in one C call)
-    except (StopIteration, ValueError): end = -1
+    except (StopIteration, ValueError, RecursionError): end = -1
     if end==len(a): return o.__class__ is dict
-    try: return isinstance(json.loads(a), dict)  # (whitespace around it, or not JSON: `json.loads` says)
+    try: return isinstance(_loads(a), dict)  # (whitespace around it, or not JSON, or nested too deeply for Python: `_loads` says)
     except ValueError: return False
 
 def _args_note_kind(tid, kind):
@@ -195,7 +195,8 @@ def _args_note_kind(tid, kind):
 def _fit_args(tc, kind, notes, i):
     "Tool call `tc` (of a copied message) with arguments provider `kind` can take: `{}` for what is not a JSON object"
     if kind not in _args_as_objects or _args_object(a := _get(tc, 'function', 'arguments')): return tc
-    what = "has no arguments" if a in ('', None) else f"has arguments {a if isinstance(a, str) and len(a)<=40 else str(a)[:40]+'…'!r}, not a JSON object (cut off?)"
+    why = "nested too deeply for Python to read" if _too_deep(a) else "not a JSON object (cut off?)"
+    what = "has no arguments" if a in ('', None) else f"has arguments {a if isinstance(a, str) and len(a)<=40 else str(a)[:40]+'…'!r}, {why}"
     notes.append((i, f"tool call {_tc_id(tc)} {what}: sent as {{}}", _args_note_kind(_tc_id(tc), kind)))
     nm = _get(tc, 'function', 'name')
     if isinstance(tc, dict): return {**tc, 'function': {'name': nm, 'arguments': '{}'}}

@@ -142,10 +142,11 @@ def _an_usage(u, final=False):
     if u['searches']: res['server_tool_use'] = {'web_search_requests': u['searches']}
     return res
 
+from .messages import _loads
 def _loads_obj(a):
     "Anthropic tool inputs are always objects: invalid JSON arguments become `{}`"
-    try: o = json.loads(a or '{}')
-    except json.JSONDecodeError: return {}
+    try: o = _loads(a or '{}')
+    except json.JSONDecodeError: return {}  # (not JSON, or nested too deeply to read)
     return o if isinstance(o, dict) else {}
 
 # %% ../nbs/00_testing.ipynb #0a616002

@@ -14,7 +14,7 @@ from fastcore.utils import *
 from fastcore.funccall import get_schema, mk_ns
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import random_tool_id, _get, _bytes2content, sniff_mime, media_kinds
+from .messages import random_tool_id, _get, _bytes2content, sniff_mime, media_kinds, _loads, _DeepJSON
 
 # %% ../nbs/02_tools.ipynb #019edd6c
 def lite_mk_func(f):
@@ -333,7 +333,7 @@ def _subst_refs(o, tc_res):
 def _resolve_tool_refs(args, tc_res):
     "Parse JSON `args` and replace $`id` references with results from `tc_res`"
     if args in ('', None): fargs = {}
-    else: fargs = json.loads(args) if isinstance(args, str) else dict(args)
+    else: fargs = _loads(args) if isinstance(args, str) else dict(args)
     return fargs if tc_res is None else _subst_refs(fargs, tc_res)
 
 # %% ../nbs/02_tools.ipynb #3ef7159c
@@ -503,8 +503,8 @@ def _parse_args(args):
     "Tool-call arguments (JSON text or a dict) as a dict; raise `_ArgError` saying what is wrong"
     if args in ('', None): return {}
     if isinstance(args, dict): return dict(args)
-    try: o = json.loads(args)
-    except RecursionError: raise _ArgError(f"they nest deeper than {_max_arg_depth} levels") from None
+    try: o = _loads(args)
+    except _DeepJSON: raise _ArgError(f"they nest deeper than {_max_arg_depth} levels") from None
     except json.JSONDecodeError as e: raise _ArgError(f"{e}. Arguments must be a JSON object.") from None
     except ValueError as e:
         if 'digits' not in str(e): raise _ArgError(str(e)) from None

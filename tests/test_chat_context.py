@@ -79,6 +79,17 @@ def test_near_the_window_counts_once_then_only_new_messages():
     assert again == [] or max(again) <= 3  # then the bound from the exact count settles it, or only the new messages are counted
     assert count_tokens(chat.hist, 'openai/gpt-4o-mini') < 128_000
 
+def test_near_the_window_with_deep_tool_arguments():
+    "The exact count near the window (and `count_tokens`) of a history holding a tool call whose arguments nest ~100,000 deep: counted as text; it raised a RecursionError"
+    deep = '{"n": ' + '['*100_000 + ']'*100_000 + '}'
+    call = [{'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'call_d', 'type': 'function', 'function': {'name': 'f', 'arguments': deep}}]},
+            {'role': 'tool', 'tool_call_id': 'call_d', 'name': 'f', 'content': 'not called'}]
+    hist = mk_msgs(['go']) + call + mk_msgs([('word ' * 40) for i in range(99)])  # (the deep arguments count 100,000 tokens)
+    chat = Chat('openai/gpt-4o-mini', hist=hist, completefunc=_canned, fit_context=True, max_tokens=1000)
+    assert _counted(chat, 'next') == [len(hist)+1]  # counted exactly, once
+    assert count_tokens(call, 'openai/gpt-4o-mini') > 100_000
+    check_hist(chat.hist)
+
 @pytest.mark.parametrize('model,base,words,window', [('openai/gpt-4o-mini', 'openai_base', 118_000, 128_000),
                                                      ('anthropic/claude-sonnet-4-5', 'anthropic_base', 150_000, 200_000)])
 def test_filled_max_tokens_fits_the_window(fake_provider, model, base, words, window):

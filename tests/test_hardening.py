@@ -623,6 +623,21 @@ def test_deep_and_binary_files_named(tmp_path):
     (tmp_path/'c.json').write_text(json.dumps(d).replace('"DEEP"', '[' * 800 + ']' * 800))  # json reads it; decoding it recurses
     with pytest.raises(SavedChatError, match=r'hist\[1\]: nests too deeply'): load_chat(tmp_path/'c.json')
 
+def test_saved_chat_with_deep_tool_arguments_loads_and_goes_on(fake_provider, tmp_path):
+    "A saved chat holding a tool call whose arguments (a JSON string) nest ~100,000 deep loads, and its next turns work, on OpenAI and after a switch to Anthropic (`{}` sent for them); loading raised a RecursionError"
+    fp = fake_provider
+    deep = '{"n": ' + '['*100_000 + ']'*100_000 + '}'
+    hist = [{'role': 'user', 'content': 'go'}, {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'call_d', 'type': 'function', 'function': {'name': 'f', 'arguments': deep}}]},
+            {'role': 'tool', 'tool_call_id': 'call_d', 'name': 'f', 'content': 'not called'}, {'role': 'assistant', 'content': 'ok'}]
+    p = tmp_path/'c.json'
+    p.write_text(json.dumps({**json.loads(Chat('openai/gpt-4o-mini').save(p).read_text()), 'hist': hist}))  # (a file made elsewhere: `Chat(hist=)` did not read it)
+    c = load_chat(p, api_base=fp.openai_base, api_key='k')
+    fp.queue('a', 'b')
+    assert contents(c('next')).content == 'a' and fp.last['messages'][1]['tool_calls'][0]['function']['arguments'] == deep
+    c.model, c.api_base = 'anthropic/claude-sonnet-4-5', fp.anthropic_base
+    assert contents(c('more')).content == 'b'
+    check_hist(c.hist)
+
 # ---- item 5: lone surrogates replaced when storing (reported), repaired on load
 
 def test_lone_surrogate_reply_does_not_break_the_chat(proto):

@@ -252,3 +252,22 @@ def test_tool_calls_read_at_construction_stay_as_read():
     chat = Chat('openai/gpt-4.1', hist=mk_msgs(h))  # (as a history given as messages: checked in the one quick pass)
     assert len(chat._read_calls) == 3
     for m, pc in chat._read_calls.values(): assert pc == _plain_calls(m) and len(pc[0]) == 2
+
+# ---- a tool call whose arguments nest ~100,000 deep (Python's `json.loads` raises a RecursionError on them)
+
+DEEP = '{"n": ' + '['*100_000 + ']'*100_000 + '}'
+def deep_hist(tid='call_deep'):
+    "A history holding a tool call with DEEP arguments, answered"
+    return [{'role': 'user', 'content': 'go'}, {'role': 'assistant', 'content': None, 'tool_calls': [{'id': tid, 'type': 'function', 'function': {'name': 'f', 'arguments': DEEP}}]},
+            {'role': 'tool', 'tool_call_id': tid, 'name': 'f', 'content': 'Tool f was not called: its arguments nest too deeply.'}, {'role': 'assistant', 'content': 'ok'}]
+
+def test_deep_arguments_in_a_given_history(proto):
+    "`Chat(hist=)` holding the deep call, then a turn: the arguments are kept as text (sent so where a provider takes text, as `{}` where it takes only an object, said); it raised a RecursionError"
+    from lisette import Chat, contents
+    fp, model, kw = proto
+    fp.queue('fine', 'again')
+    chat = Chat(model, hist=deep_hist(), **kw)
+    assert _get(_get(chat.hist[1], 'tool_calls')[0], 'function', 'arguments') == DEEP
+    assert contents(chat('next')).content == 'fine' and contents(chat('more')).content == 'again'
+    check_hist(chat.hist)
+    assert norm_hist(deep_hist())[1]['tool_calls'][0]['function']['arguments'] == DEEP

@@ -130,6 +130,16 @@ def test_anthropic_reports_what_it_cannot_hold():
         to_anthropic(hist, report=rep)  # with a report list there is no warning
     assert len(rep) == 6
 
+def test_anthropic_export_of_deep_arguments():
+    "A tool call whose arguments nest ~100,000 deep goes to Anthropic as `{}`, said, as arguments that are no JSON object do (it raised a RecursionError)"
+    deep = '{"n": ' + '['*100_000 + ']'*100_000 + '}'
+    h = [{'role': 'user', 'content': 'go'}, {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'toolu_d', 'type': 'function', 'function': {'name': 'f', 'arguments': deep}}]},
+         {'role': 'tool', 'tool_call_id': 'toolu_d', 'name': 'f', 'content': 'not called'}]
+    notes = []
+    _, msgs = to_anthropic(h, report=notes)
+    assert msgs[1]['content'] == [{'type': 'tool_use', 'id': 'toolu_d', 'name': 'f', 'input': {}}]
+    assert any("'toolu_d'" in n and 'nested too deeply' in n and 'sent as {}' in n for n in map(str, notes)), notes
+
 def test_export_leaves_out_provider_calls_and_compaction_pause():
     """A provider's call the chat marked its own (no result came: litellm 1.106 drops some) and Anthropic's pause after
     compacting (only the compaction block) are left out of an export, noted: a request carries neither"""

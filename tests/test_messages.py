@@ -239,6 +239,17 @@ def test_fmt2hist_malformed_block(broken, where):
     with pytest.raises(ValueError, match='Malformed tool-usage block') as e: fmt2hist(outp)
     assert f'({where})' in str(e.value)
 
+def test_fmt2hist_deep_block():
+    "A tool-usage block nested ~100,000 deep is malformed, said so (it raised a RecursionError)"
+    deep = '{"id": "toolu_d", "call": {"function": "f", "arguments": ' + '['*100_000 + ']'*100_000 + '}}'
+    with pytest.raises(ValueError, match=r"Malformed tool-usage block \(id 'toolu_d'\): JSON nested too deeply"): fmt2hist(f"{tool_dtls_tag}\n\n```json\n{deep}\n```\n\n</details>")
+
+def test_loads_reads_deep_json_as_unreadable():
+    "`_loads`, the one reader of tool-call arguments: JSON Python cannot read for its nesting raises a `json.JSONDecodeError` (a `ValueError`), as broken JSON does"
+    from lisette.messages import _loads
+    with pytest.raises(json.JSONDecodeError, match='nested too deeply'): _loads('{"a": ' + '['*100_000 + ']'*100_000 + '}')
+    assert _loads('{"a": [1]}') == {'a': [1]}
+
 # ---- through litellm to the fake provider
 
 AN = 'anthropic/claude-sonnet-4-5'

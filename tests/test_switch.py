@@ -672,6 +672,21 @@ def test_args_object_reads_as_json_loads():
         try: return isinstance(json.loads(a), dict)
         except ValueError: return False
     assert [_args_object(a) for a in _ARGS] == [ref(a) for a in _ARGS]
+    assert _args_object('{"a": ' + '['*100_000 + ']'*100_000 + '}') is False  # (too deep for Python to read: not an object it can send; `json.loads` raises a RecursionError)
+
+@pytest.mark.parametrize('to', ['anthropic', 'gemini', 'responses', 'openai'])
+def test_switching_a_chat_holding_deep_arguments(fake_provider, to):
+    "An OpenAI chat whose model called a tool with arguments nested ~100,000 deep, moved to another provider: the call goes as `{}` where a provider takes only objects, said; the turn and the next work (fitting the history raised a RecursionError, every turn)"
+    from test_tools import deep_chat, PROTOS
+    from lisette.history import check_hist
+    fp = fake_provider
+    chat = deep_chat(fp, 'openai')
+    chat.model, chat.api_base = PROTOS[to][0], getattr(fp, PROTOS[to][1])
+    fp.queue('switched', 'again')
+    assert contents(chat('next')).content == 'switched' and contents(chat('and again')).content == 'again'
+    check_hist(chat.hist)
+    if to in ('anthropic', 'gemini'):
+        assert any('call_deep' in a.detail and 'nested too deeply' in a.detail and 'sent as {}' in a.detail for a in chat.adjustments), chat.adjustments
 
 _IDS = ['toolu_01A', 'call_abc', 'a b', 'x__thought__sig', 'c'*41, 'c'*40, 'toolu_1\n', 'é', 'tooluse_x-y', '']
 

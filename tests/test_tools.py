@@ -86,6 +86,60 @@ def test_unparseable_arguments_go_back_to_the_model(fake_provider, args, words, 
     for w in words: assert w in res, (w, res[:300])
     assert len(res) < 1000
 
+# ---- Arguments nested ~100,000 deep as the model's own reply: every reader of arguments (the history's, the next request's
+# fitting, the display) must take them as it takes broken JSON; Python's `json.loads` raises a RecursionError on them
+
+import itertools
+from conftest import PROTOS
+from lisette.history import check_hist
+from lisette.testing import _oa_sse, _an_sse
+
+def deep_reply(p, name='f_int'):
+    "A reply of protocol `p` calling tool `name` with DEEP arguments: streamed in one piece by OpenAI and Anthropic (the fake provider's eighths would be 25,000 events; litellm cannot read OpenAI's unstreamed reply, see above), sent whole by Responses. Gemini sends arguments as JSON objects, which no request body can nest this deep"
+    deep = json.dumps(DEEP)[1:-1].encode()  # (as it is inside a JSON string)
+    if p=='responses': return Reply(tool_calls=[dict(name=name, arguments=DEEP, id='call_deep')])
+    if p=='openai':
+        body = b''.join(_oa_sse(Reply(tool_calls=[(name, {})]), {'model': 'gpt-4o-mini'}, 1, [('call_deep', name, 'ARGS')]))
+        return Reply(raw=body.replace(b'"arguments": "ARGS"', b'"arguments": "' + deep + b'"'))
+    body = b''.join(_an_sse(Reply(tool_calls=[(name, {})]), {'model': 'claude-sonnet-4-5'}, 1, [('toolu_deep', name, '{"n": "ARGS"}')], itertools.count()))
+    return Reply(raw=body.replace(b'{\\"n\\": \\"ARGS\\"}', deep))
+
+def deep_chat(fp, p, **kw):
+    "A chat of protocol `p` whose model called `f_int` with DEEP arguments, its turn done"
+    model, base = PROTOS[p]
+    fp.queue(deep_reply(p), Reply('ok'))
+    chat = Chat(model, tools=[f_int], api_base=getattr(fp, base), api_key='k', **kw)
+    r = chat('go', stream=p!='responses')
+    if p!='responses': r = list(r)[-1]
+    return chat
+
+@pytest.mark.parametrize('p', ['openai', 'anthropic', 'responses'])
+def test_deep_arguments_answered_and_the_chat_goes_on(fake_provider, p):
+    "The deep call is answered 'nest too deeply' (not called) and the turn ends; the history stays valid and the next turn works (on Anthropic the request after the tool result, and every later turn, failed with a RecursionError fitting the history)"
+    fp = fake_provider
+    calls.clear()
+    chat = deep_chat(fp, p)
+    assert calls==[] and chat.hist[-1].content=='ok'
+    [res] = tool_results(chat)
+    assert 'f_int' in res and 'nest' in res
+    check_hist(chat.hist)
+    fp.queue('again')
+    assert chat('and now?').choices[0].message.content=='again'
+    if p=='anthropic':  # Anthropic takes arguments as a JSON object only: sent as `{}`, and said
+        assert [b['input'] for m in fp.last['messages'] for b in m['content'] if isinstance(m['content'], list) and b['type']=='tool_use']==[{}]
+        assert any('toolu_deep' in a.detail and 'nested too deeply' in a.detail and 'sent as {}' in a.detail for a in chat.adjustments)
+
+def test_deep_arguments_displayed(fake_provider):
+    "A stream's display shows the deep call (its arguments as text, cut short); it raised a RecursionError"
+    from lisette.stream import StreamFormatter
+    fp = fake_provider
+    fp.queue(deep_reply('openai'), Reply('ok'))
+    chat = Chat('openai/gpt-4o-mini', tools=[f_int], api_base=fp.openai_base, api_key='k')
+    fmt = StreamFormatter()
+    for _ in fmt.format_stream(chat('go', stream=True)): pass
+    assert 'f_int(arguments=' in fmt.outp and len(fmt.outp) < 10_000
+    check_hist(chat.hist)
+
 GOOD = [(f_str, {'s': 'hi'}, ('f_str', 'hi')), (f_int, {'n': 3}, ('f_int', 3)), (f_dec, {'d': '1.10'}, ('f_dec', Decimal('1.10'))),
         (f_dec, {'d': 2}, ('f_dec', Decimal(2))), (f_bytes, {'b': 'héllo'}, ('f_bytes', 6)),
         (f_uuid, {'u': '12345678-1234-5678-1234-567812345678'}, ('f_uuid', UUID('12345678-1234-5678-1234-567812345678'))),
