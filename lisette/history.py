@@ -11,7 +11,7 @@ import copy, json
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _part_types, _role_parts, _get, _role, _tc_cache, _loads
+from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _part_types, _role_parts, _get, _role, _tc_cache, _loads, _cc
 from .tools import mk_tc_result, _mk_tool_result, _tc_id, _tc_name, _provider_ran
 
 # %% ../nbs/01b_history.ipynb #47f35a44
@@ -269,23 +269,48 @@ def _plain_shape(m)->bool:
     return m.keys()<=_result_keys and m.get('role')=='tool' and (t := m.get('tool_call_id')).__class__ is str and bool(t) and m.get('name').__class__ in (str, NoneType)
 
 # %% ../nbs/01b_history.ipynb #12185343
+_ckpt_forms = [_cc(), _cc('5m'), _cc('1h')]
+
+def _text_reply(m):
+    "The text of `m` if it is a litellm `Message` of the assistant holding text and nothing else (as most replies are: no calls, reasoning, audio, provider fields or checkpoint), else None"
+    if type(m) is not Message: return None
+    d = m.__dict__
+    if d.get('role')!='assistant' or type(c := d.get('content')) is not str or not c or c.isspace() or d.get('tool_calls') is not None or d.get('function_call') is not None: return None
+    if (x := m.__pydantic_extra__) and any(_held(v) for v in x.values()) or (p := d.get('provider_specific_fields')) is not None and p!={}: return None
+    return None if len(d)>5 and any(_held(v) for k,v in d.items() if k not in _counted) else c  # (most carry no more than the five fields litellm always sets)
+
+def _ckpt_text(m):
+    "The text of dict `m` if it is a user or assistant message of one text part marked with a cache checkpoint (as `Chat(cache=True)` marks a prompt), else None"
+    if len(m)!=2 or (r := m.get('role'))!='user' and r!='assistant' or type(c := m.get('content')) is not list or len(c)!=1: return None
+    p = c[0]
+    if type(p) is not dict or len(p)!=3 or p.get('type')!='text' or p.get('cache_control') not in _ckpt_forms: return None
+    return t if type(t := p.get('text')) is str and t and not t.isspace() else None
+
+# %% ../nbs/01b_history.ipynb #9ad5edc7
 def _plain_bytes(
     msgs:list, # The history: dicts or litellm `Message`s
     pending_ok:bool=False, # May the last assistant tool-call message still wait for some of its results?
-    rounds:list=None, # If given, the indices of the tool calls and results are appended to it
+    rounds:list=None, # If given, the indices of the tool calls and results, and of the text messages with a checkpoint, are appended to it
     read:dict=None, # If given, each tool-call message `m` read is kept in it as `{id(m): (m, _plain_calls(m))}`, so a later pass need not read it again
+    max_ckpts:int=max_cache_ckpts, # Text messages with a cache checkpoint allowed
 )->int|None:
-    "UTF-8 bytes of `msgs` (with framing) if they hold only text messages, client tool calls and their text results, and are valid; else None"
+    "UTF-8 bytes of `msgs` (with framing) if they hold only text messages (a few with a cache checkpoint), client tool calls and their text results, and are valid; else None"
     # one pass over the messages, counting nothing per message: the text is joined and measured at the end, and the
     # framing comes from how many messages of each kind there were (the UTF-8 bytes of joined strings add up)
-    open_, calls, s, tx = {}, {}, [], []  # `s`: the strings of the tool rounds, `tx`: the text messages'
+    open_, calls, s, tx, ct, rt = {}, {}, [], [], [], []  # `s`: the strings of the tool rounds, `tx`: the text messages', `ct`: those with a checkpoint, `rt`: text replies (`Message`s)
     at = [] if rounds is None else rounds
     for i,m in enumerate(msgs):
         if type(m) is not dict:
-            if open_ or (pc := _plain_calls(m)) is None or (t := pc[1]) is None or not calls.keys().isdisjoint(pc[0]): return None
+            if open_: return None
+            if (pc := _plain_calls(m)) is None:
+                if (c := _text_reply(m)) is None: return None
+                rt.append(c); at.append(i); continue
+            if (t := pc[1]) is None or not calls.keys().isdisjoint(pc[0]): return None
             open_ = dict(pc[0]); calls |= open_; s += t; at.append(i)  # an assistant message asking for client tools (its calls, answered below: a copy)
             if read is not None: read[id(m)] = m, pc
-        elif type(c := m.get('content')) is not str: return None
+        elif type(c := m.get('content')) is not str:
+            if open_ or (c := _ckpt_text(m)) is None: return None
+            ct.append(c); at.append(i)
         elif (k := len(m))==2:  # a text message
             if open_ or not c or c.isspace() or not ((r := m.get('role'))=='user' or r=='assistant'): return None
             tx.append(c)
@@ -295,11 +320,11 @@ def _plain_bytes(
             s += c, tid, (nm or '') if k==4 else ''
             at.append(i)
         else: return None
-    if open_ and not pending_ok: return None
+    if open_ and not pending_ok or len(ct)>max_ckpts: return None
     nc, nr = len(calls), len(calls)-len(open_)  # calls made, and answered (each answered once, by one result)
-    n = 17*(len(at)-nr) + 26*nc + 12*nr + 8*len(tx)
+    n = 17*(len(at)-nr-len(ct)-len(rt)) + 26*nc + 12*nr + 8*len(tx) + 40*len(ct) + _nbytes(''.join(ct)) + 8*len(rt) + _nbytes(''.join(rt))  # (a part and its checkpoint: 32 bytes more)
     if (j := ''.join(tx)).isascii(): n += len(j)
-    else: n += sum(len(c) if c.isascii() else _nbytes(c)+len(m['role']) for m in msgs if type(m) is dict and len(m)==2 and (c := m['content']))  # (a role counts only with other text)
+    else: n += sum(len(c) if c.isascii() else _nbytes(c)+len(m['role']) for m in msgs if type(m) is dict and len(m)==2 and type(c := m['content']) is str and c)  # (a role counts only with other text)
     return n + _nbytes(''.join(s))
 
 # %% ../nbs/01b_history.ipynb #e4529074

@@ -599,8 +599,8 @@ def _check_saved(m, i, src):
     if p := _psf_problem(m): raise SavedChatError(src, f"hist[{i}].provider_specific_fields", p)
 
 # %% ../nbs/09_interop.ipynb #080608f6
-def _hist_of(d, src):
-    "(the decoded, checked history of state `d`, lone surrogates repaired; how many strings were; if it is valid as it is, its byte bound, else None; the indices of its messages that are not plain text dicts; its tool-call messages as read, see `_plain_bytes`)"
+def _hist_of(d, src, surrogates=True):
+    "(the decoded, checked history of state `d`, lone surrogates repaired (if it may hold any: `surrogates`); how many strings were; if it is valid as it is, its byte bound, else None; the indices of its messages that are not plain text dicts; its tool-call messages as read, see `_plain_bytes`)"
     hs, hist = _field(d, 'hist', _is(list), "a list of messages", src), []
     for i,o in enumerate(hs):
         try: hist.append(_saved_msg(o, i, src))
@@ -616,7 +616,7 @@ def _hist_of(d, src):
             if m.__class__ is not dict and (pc := _plain_calls(m)) is not None and pc[1] is not None: read[id(m)] = m, pc  # (as `_plain_shape` reads it)
             elif not _plain_shape(m): _check_saved(m, i, src)
     # (a lone surrogate and the U+FFFD that replaces it take the same bytes, and shapes stay: the bound and indices hold)
-    return hist, fix_surrogates(hist), b, at, read
+    return hist, fix_surrogates(hist) if surrogates else 0, b, at, read
 
 def _whole_hist(hist, src, repair, cache=True, b=None):
     "(history, repairs, bound): `hist` checked as a whole, as `Chat(hist=...)` checks it; with `repair`, repaired instead of refused (`b`: its byte bound, known when it is valid as it is)"
@@ -642,7 +642,11 @@ def _saved_context(d, src):
     if not (_ints_from(0)(v := cx.get('page_results')) or v is None): raise SavedChatError(src, 'context.page_results', f"expected a non-negative integer or null, got {json.dumps(v)[:40]}")
     return cx
 
-def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, source:str='saved chat', **kw)->Chat:
+def _marked(hist, at, plain):
+    "The messages of `hist` at indices `at` that carry a cache checkpoint, as (message, index); in a history `_plain_bytes` passed (`plain`) only a text message of one part can"
+    return [(hist[i], i) for i in at if (not plain or (m := hist[i]).__class__ is dict and m.get('content').__class__ is list) and _has_cache(hist[i])]
+
+def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, source:str='saved chat', surrogates:bool=True, **kw)->Chat:
     "A `cls` chat continuing the state `d` written by `chat_state`; `kw` override saved settings (see `load_chat`)"
     src = source
     if not isinstance(d, dict) or d.get('format')!=chat_format:
@@ -653,7 +657,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
         why = "Upgrade lisette to load it." if v>chat_format_version else "No lisette writes it."
         raise SavedChatError(src, 'version', f"format version {v}; this lisette reads version {chat_format_version}. {why}")
     model = _field(d, 'model', lambda x: isinstance(x, str) and bool(x), "a model name", src)
-    sp, (hist, fixed, plain, at, read) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src)
+    sp, (hist, fixed, plain, at, read) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src, surrogates)
     tcr = d.get('tc_res')
     if not (tcr is None or isinstance(tcr, dict)): raise SavedChatError(src, 'tc_res', f"expected an object or null, got {type(tcr).__name__}")
     reprs = d.get('tc_res_repr', [])
@@ -668,7 +672,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
         if k not in kw and isinstance(v := getattr(chat, k), str) and _has_surrogate(v): setattr(chat, k, _fix_str(v)); fixed += 1
     hist, repairs, b = _whole_hist(hist, src, chat.repair, chat.cache, plain)
     if repairs: at = _not_plain(hist, range(len(hist)))  # (repaired: messages added or removed)
-    chat._hist, chat._ckpts = hist, [(hist[i], i) for i in at if _has_cache(hist[i])]  # as saved, cache checkpoints included (a plain text dict holds none)
+    chat._hist, chat._ckpts = hist, _marked(hist, at, plain and not repairs)  # as saved, cache checkpoints included (a plain text dict holds none)
     chat._scan = (list(hist), at)  # where its messages other than plain text are, as `Chat(hist=)` notes them: the first request need not look for them
     chat._read_calls = None if fixed else read  # its tool calls, as read: nor read them again (unless a lone surrogate was mended since)
     chat._hist_bound, chat._checked = (len(hist), b), len(hist)  # read and checked now, with the rest of the file: the first turn need not again
@@ -686,6 +690,8 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     return chat
 
 # %% ../nbs/09_interop.ipynb #63abe331
+_surrogate_escape = re.compile(r'\\u[dD][89a-fA-F]')
+
 def _no_constant(c): raise ValueError(f"{c} is not a JSON value (a file that save_chat wrote holds none)")
 
 def load_chat(
@@ -698,12 +704,13 @@ def load_chat(
     "Load a chat saved by `save_chat`; calling it continues the conversation. Where requests go comes from your arguments"
     path = Path(path)
     if path.exists() and not path.is_file(): raise SavedChatError(path, 'file', "not a saved chat: not a regular file (a directory, a device or a pipe)")
-    try: d = json.loads(path.read_text(encoding='utf-8-sig'), parse_constant=_no_constant)  # (-sig: a file an editor saved with a byte-order mark)
+    try: d = json.loads(text := path.read_text(encoding='utf-8-sig'), parse_constant=_no_constant)  # (-sig: a file an editor saved with a byte-order mark)
     except json.JSONDecodeError as e: raise SavedChatError(path, 'file', f"not a saved chat: invalid JSON ({e})") from None
     except RecursionError: raise SavedChatError(path, 'file', "not a saved chat: its JSON nests too deeply") from None
     except UnicodeDecodeError as e: raise SavedChatError(path, 'file', f"not a saved chat: not UTF-8 text ({e})") from None
     except ValueError as e: raise SavedChatError(path, 'file', f"not a saved chat: {e}") from None  # e.g. an integer too long to read
-    return chat_from_state(d, tools, cls, trusted=trusted, source=str(path), **kw)
+    # UTF-8 text holds no lone surrogate: one comes only as a JSON escape, \udXXX (which a pair of a character beyond U+FFFF uses too)
+    return chat_from_state(d, tools, cls, trusted=trusted, source=str(path), surrogates=bool(_surrogate_escape.search(text)), **kw)
 
 @patch
 def save(self:Chat, path):

@@ -1,5 +1,5 @@
 "Issue 18, hardening: hostile providers, shared chats, time limits, retries, tool budgets (through the fake provider)."
-import asyncio, itertools, json, threading, time
+import asyncio, itertools, json, threading, time, warnings
 import pytest, litellm
 from lisette import *
 from lisette.interop import SavedChatError
@@ -666,6 +666,24 @@ def test_lone_surrogate_repaired_on_load(fake_provider, tmp_path):
     assert c2.hist[1]['content'] == 'bad \ufffd'
     fp.queue('ok')
     assert contents(c2('go on')).content == 'ok'
+
+@pytest.mark.parametrize('edit', ['as saved', 'upper-case escape', 'beside an emoji', 'raw emoji, no escape'])
+def test_load_looks_for_lone_surrogates_only_where_json_can_hold_one(tmp_path, edit):
+    "load_chat skips the search for lone surrogates when the file's text has no \\udXXX escape (UTF-8 text cannot hold one): any escape a writer may use is still found, and an emoji (a pair) is kept"
+    first = 'hi 😀' if 'emoji' in edit else 'hi'  # (json escapes an emoji as a pair of surrogates)
+    chat = Chat('openai/gpt-4o-mini', hist=[first, 'bad \ud800' if edit!='raw emoji, no escape' else 'fine'])
+    p = chat.save(tmp_path/'c.json'); text = p.read_text()
+    if edit=='upper-case escape': text = text.replace('\\ud800', '\\uD800')
+    if edit=='beside an emoji': text = text.replace('bad \\ud800', 'bad \\ud83d\\ude00\\udc00')
+    if edit=='raw emoji, no escape': text = json.dumps(json.loads(text), ensure_ascii=False)
+    p.write_text(text, encoding='utf-8')
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        c2 = load_chat(p)
+    assert c2.hist[0]['content'] == first
+    want = {'as saved': 'bad \ufffd', 'upper-case escape': 'bad \ufffd', 'beside an emoji': 'bad 😀\ufffd', 'raw emoji, no escape': 'fine'}[edit]
+    assert c2.hist[1]['content'] == want
+    assert any('lone surrogates' in str(w.message) for w in ws) == (edit!='raw emoji, no escape')
 
 # ---- item 11 (engine side): every call the library does not run is still answered
 

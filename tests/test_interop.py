@@ -923,3 +923,28 @@ def test_loaded_checkpointed_chat_sends_what_a_full_lookup_sends(fake_provider, 
         else: assert len(c._read_calls) == 4  # (every tool-call message: the checkpoints are on the last turn)
         fp.queue('ok'); c('next'); sent.append(fp.last)
     assert sent[0] == sent[1]
+
+@pytest.mark.parametrize('model', ['anthropic/claude-sonnet-4-5', 'gpt-4.1'])
+def test_loaded_chat_goes_on_as_the_chat_saved(tmp_path, model):
+    "A chat saved after turns with tool rounds, text replies (`Message`s) and a cache checkpoint on its last prompt is read in one pass on load; the loaded chat then sends what the chat it was saved from sends, turn after turn"
+    from litellm import ModelResponse
+    def add(a:int, b:int) -> int:
+        "Add"
+        return a+b
+    def replies(sent):
+        def complete(**kw):
+            sent.append(json.dumps([m if isinstance(m, dict) else m.model_dump() for m in kw['messages']], sort_keys=True, default=str))
+            last = kw['messages'][-1]
+            tc = [dict(id=f"toolu_{len(sent)}", type='function', function=dict(name='add', arguments='{"a": 1, "b": 2}'))] if (last.get('role') if isinstance(last, dict) else last.role)=='user' and len(sent)%2 else None
+            return ModelResponse(model=model, choices=[dict(message=dict(role='assistant', content='Adding.' if tc else 'Done.', tool_calls=tc), finish_reason='tool_calls' if tc else 'stop')],
+                                 usage=dict(prompt_tokens=1000+len(sent), completion_tokens=5, total_tokens=1005+len(sent)))
+        return complete
+    a, b = [], []
+    chat = Chat(model, sp='Be brief.', tools=[add], cache=True, completefunc=replies(a))
+    for q in ['one', 'two', 'three']: chat(q)
+    p = chat.save(tmp_path/'c.json')
+    loaded = load_chat(p, tools=[add], completefunc=replies(b))
+    b += a  # (the same count of requests so far: the same replies next)
+    for q in ['four', 'five']: chat(q); loaded(q)
+    assert b[len(a)-4:] == a[-4:] and len(a)==len(b)
+    assert json.loads(p.read_text())['hist'] == json.loads(save_chat(load_chat(p), tmp_path/'again.json').read_text())['hist']
