@@ -20,7 +20,7 @@ import litellm
 from litellm import completion, acompletion, ModelResponse, ModelResponseStream, Message
 from litellm.exceptions import ContextWindowExceededError
 from .messages import *
-from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls, _is_num
+from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls, _is_num, _equal
 from .tools import *
 from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _positional, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result, _enum_back
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
@@ -424,7 +424,7 @@ def _special(self:Chat):
     h, (ref, at) = self._hist, getattr(self, '_scan', ([], []))
     if len(h)<len(ref): ref, at = ref[:len(h)], [i for i in at if i<len(h)]  # removed from the end
     # replaced, by us (checkpoints) or the user: read again (unless equal: a message is told plain or not by its value)
-    if h[:len(ref)]!=ref and (moved := list(itertools.compress(itertools.count(), map(operator.is_not, h, ref)))):
+    if not _equal(h[:len(ref)], ref) and (moved := list(itertools.compress(itertools.count(), map(operator.is_not, h, ref)))):
         at = sorted(set(at).difference(moved).union(_not_plain(h, moved)))
     self._scan = (h[:], at + _not_plain(h, range(len(ref), len(h))))
     return self._scan[1]
@@ -791,10 +791,10 @@ def _key_error(self:Chat, e, kw):
 @patch
 def _cut_tool_results(self:Chat, t):
     "After a context-window error: truncate turn `t`'s long tool results and turn tools off, once (False: nothing to cut)"
-    trs = [o for o in self._hist[t.start:] if isinstance(o, dict) and o.get('role')=='tool']
+    trs = [i for i in range(t.start, len(self._hist)) if isinstance(o := self._hist[i], dict) and o.get('role')=='tool']
     if t.cwe or not trs: return False
-    for tr in trs:
-        if len(str(tr['content']))>1000: tr['content'] = _cwe_msg + _trunc_str(str(tr['content']), mx=1000)
+    for i in trs:  # (replaced, not edited in place: the next request reads a replaced message again, an edited one it may not)
+        if len(str((tr := self._hist[i])['content']))>1000: self._hist[i] = {**tr, 'content': _cwe_msg + _trunc_str(str(tr['content']), mx=1000)}
     t.cwe, t.opts['tool_choice'] = True, 'none'
     self._adjust(t, 'context', "the provider's context window was exceeded: this turn's long tool results were truncated and tools turned off")
     return True

@@ -141,7 +141,9 @@ def paged(hist:list, limit:int=None,
           at:list=None, # Indices of `hist` that may hold tool results, in order (default: all)
           memo:dict=None)->tuple: # Kept by the caller between calls: the messages of the last call still in their places are not looked at again
     "(`hist` with long tool results paged, their handles); `limit=None` pages nothing"
-    if not limit: return hist, []
+    if not limit:
+        if memo: memo.clear()  # (what it remembered is freed)
+        return hist, []
     res, hs, js = list(hist), [], range(len(hist)) if at is None else at
     if memo is not None and memo.get('limit')!=limit: memo.clear()
     prev, done = (memo or {}).get('seen', ([], []))  # the last call's history, and what it paged: (index, message, page, handle)

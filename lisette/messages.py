@@ -162,7 +162,7 @@ def _mk_content(o):
         return o
     raise TypeError(f"Cannot make a message part from {type(o).__name__}: use str, bytes, or a content-part dict.")
 
-# %% ../nbs/01_messages.ipynb #0c93b3f5
+# %% ../nbs/01_messages.ipynb #1e5d218d
 class _DeepJSON(json.JSONDecodeError):
     "JSON text nested deeper than Python reads (`json.loads` raised a `RecursionError`): unreadable, as broken JSON is"
     def __init__(self, msg, doc, pos=0): super().__init__(msg, doc, pos); self.args = (msg,)  # (no position: it is not where the text breaks)
@@ -204,11 +204,16 @@ def _role(m): return m.get('role') if (c := m.__class__) is dict else m.__dict__
 def _is_num(x): return isinstance(x, (int, float)) and not isinstance(x, bool)  # (a number: `True` is an int to Python, not to a JSON schema)
 def _tc_cache(tc): return _get(tc, 'cache_control')
 
+def _equal(a, b)->bool:
+    "`a == b`, False when they cannot be compared (a value holding an array, say)"
+    try: return bool(a==b)
+    except Exception: return False
+
 def _same_upto(a:list, b:list, start:int, stop:int)->int:
     "The first index `i` in `start..stop` where lists `a` and `b` hold different objects, or `stop` (equal ones count as the same: what is read from a message depends on its value alone)"
-    if a[start:stop]==b[start:stop]: return stop  # (the usual answer, at C speed: a list compares an object with itself in a step)
+    if _equal(a[start:stop], b[start:stop]): return stop  # (the usual answer, at C speed: a list compares an object with itself in a step)
     diff = itertools.compress(itertools.count(start), map(operator.is_not, itertools.islice(a, start, stop), itertools.islice(b, start, stop)))
-    return next((i for i in diff if a[i]!=b[i]), stop)  # (a copy made again, e.g. to move a cache checkpoint, is equal)
+    return next((i for i in diff if not _equal(a[i], b[i])), stop)  # (a copy made again, e.g. to move a cache checkpoint, is equal)
 
 def _has_cache(msg):
     "Does `msg` carry a cache checkpoint?"

@@ -1842,33 +1842,52 @@ def _gemini_sent(msgs):
     return [o if o.__class__ is dict and o.get('content').__class__ is str and 'tool_calls' not in o and o.get('role') else _gemini_fixed(o) for o in msgs]
 
 def _sent_memo(memo, n):
-    "The part of `memo` (see `adapt_request`) for Gemini's messages, emptied when it outgrows the `n` messages of a request: (id → message as sent, id → message copied)"
-    if memo is None or n<20: return None  # (a short request is read whole: remembering would cost more than it saves)
-    sent, held = res = memo.setdefault('gemini', ({}, {}))
-    if len(sent)>2*n+100: sent.clear(); held.clear()
+    "The part of `memo` (see `adapt_request`) for Gemini's messages: (id → message as sent, id → (message copied, its fields then))"
+    if memo is None: return None
+    if n<20: memo.pop('gemini', None); return None  # (a short request is read whole: remembering would cost more than it saves)
+    return memo.setdefault('gemini', ({}, {}))
+
+def _fields_now(o): return dict(o) if o.__class__ is dict else dict(vars(o))
+
+def _edited(held, msgs):
+    "Indices of `msgs` copied before (`held`) whose fields were set anew in place since (`m.content = ...`): sent as they are now"
+    res = []
+    for i in itertools.compress(itertools.count(), map(held.__contains__, map(id, msgs))):
+        o = msgs[i]
+        try: same = (o if o.__class__ is dict else vars(o))==held[id(o)][1]
+        except Exception: same = False  # (a value that cannot be compared, e.g. an array)
+        if not same: res.append(i)
     return res
 
+def _forget_gone(sent, held, msgs):
+    "Drop from `sent` and `held` the messages no longer in `msgs` (replaced or removed): they are freed"
+    for k in set(sent).difference(map(id, msgs)): sent.pop(k, None); held.pop(k, None)
+
 def _remember(sent, held, olds, news):
-    "Remember in `sent` messages `olds` as sent (`news`); `held` keeps the copied ones, so an id stays its message's"
+    "Remember in `sent` messages `olds` as sent (`news`); `held` keeps the copied ones and their fields, so an id stays its message's, and an edit is seen"
     # (at C speed, as the first request of a long history remembers all of it)
     sent.update(zip(map(id, olds), news))
     copied = list(map(operator.is_not, olds, news))
     os_, cs = list(itertools.compress(olds, copied)), list(itertools.compress(news, copied))
-    held.update(zip(map(id, os_), os_))
+    held.update(zip(map(id, os_), zip(os_, map(_fields_now, os_))))
     listed = map(operator.is_, map(type, map(operator.methodcaller('get', 'content'), cs)), itertools.repeat(list))
     for o in itertools.compress(os_, listed): sent.pop(id(o), None); held.pop(id(o), None)  # (litellm may inline a listed image in place: made again)
 
 def _gemini_messages(kw, memo=None):
-    if not _for_gemini(kw): return kw  # (other routes pay one name check)
+    if not _for_gemini(kw):  # (other routes pay one name check)
+        if memo: memo.pop('gemini', None)  # (what a Gemini request remembered is freed)
+        return kw
     msgs = kw.get('messages') or []
     if (m := _sent_memo(memo, len(msgs))) is None: new = _gemini_sent(msgs)
     else:  # at C speed: each message sent before, as it was sent; only the others are read
         new = list(map(m[0].get, map(id, msgs)))
+        for i in _edited(m[1], msgs): new[i] = None
         if unread := list(itertools.compress(itertools.count(), map(operator.is_, new, itertools.repeat(None)))):
             olds = msgs if len(unread)==len(msgs) else [msgs[i] for i in unread]
             news = _gemini_sent(olds)
             new = list(map(dict(zip(map(id, olds), news)).get, map(id, msgs), new))
             _remember(*m, olds, news)
+        if len(m[0])>len(msgs)+8: _forget_gone(*m, msgs)  # (more than a few messages no longer sent, e.g. each request's system prompt: forgotten together)
     return kw | dict(messages=new) if any(map(operator.is_not, new, msgs)) else kw
 
 def _unmutated(m): return _msg_copy(m) if _changed_by_litellm(m) and _gemini_msgs_mutated() else m

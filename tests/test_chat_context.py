@@ -150,3 +150,20 @@ def test_number_heavy_history_over_the_window_is_warned():
     assert count_tokens(hist, 'openai/gpt-4o-mini') > 128_000
     chat = Chat('openai/gpt-4o-mini', hist=hist, completefunc=_canned, max_tokens=1000)
     with pytest.warns(ContextWindowWarning, match='takes 128,000'): chat('next')
+
+def test_context_window_retry_sends_the_cut_result_when_results_are_paged():
+    "After a context-window error the turn's long results are cut and the request sent again: with paging on, the page of the whole result must not be sent again (it was, from the page memo, while the cut edited the result in place)"
+    def big() -> str:
+        "A long result"
+        return 'x'*100_000
+    sizes = []
+    def complete(**kw):
+        tool = [m for m in kw['messages'] if (m.get('role') if isinstance(m, dict) else m.role)=='tool']
+        sizes.append(size := sum(len(str(m['content'])) for m in tool))
+        if not tool: return ModelResponse(model='m', choices=[dict(message=dict(role='assistant', content='', tool_calls=[dict(id='call_1', type='function', function=dict(name='big', arguments='{}'))]), finish_reason='tool_calls')])
+        if size>10_000: raise litellm.ContextWindowExceededError(message='too long', model='gpt-4.1', llm_provider='openai')
+        return ModelResponse(model='m', choices=[dict(message=dict(role='assistant', content='ok'), finish_reason='stop')])
+    chat = Chat('gpt-4.1', tools=[big], page_results=20_000, completefunc=complete)
+    with pytest.warns(UserWarning, match='context window'): r = chat('go')
+    assert contents(r).content == 'ok' and sizes[1] > 20_000 > 10_000 > sizes[2]
+    assert chat.hist[2]['content'].startswith(_cwe_msg) and check_hist(chat.hist) is None

@@ -742,3 +742,53 @@ def test_later_requests_send_what_a_whole_pass_sends(seed):
             warnings.simplefilter('ignore')
             fresh(f'turn {step}'); chat(f'turn {step}')
         assert _dumped(sent[-1])==_dumped(fresh_sent[-1]), (step, act, chat.model)
+
+def _turns_on(model, h, **kw):
+    from litellm import ModelResponse
+    sent = []
+    reply = lambda **k: (sent.append(k['messages']), ModelResponse(model='m', choices=[dict(message=dict(role='assistant', content='ok'), finish_reason='stop')]))[1]
+    return Chat(model, hist=h, completefunc=reply, **kw), sent
+
+def _rounds(n):
+    from lisette.tools import mk_tc, mk_tc_req, mk_tc_results
+    from lisette.messages import mk_msgs
+    def rnd(i):
+        q = mk_tc_req(f'step {i}', [mk_tc('lookup', key=f'k{i}')])
+        return [f'question {i}', q, *mk_tc_results(q, [f'value {i}']), f'answer {i}']
+    return mk_msgs([o for i in range(n) for o in rnd(i)])
+
+@pytest.mark.parametrize('model', ['gemini/gemini-2.5-flash', 'gpt-4.1', 'anthropic/claude-sonnet-4-5'])
+def test_field_set_in_place_is_sent(model):
+    "A field of a history `Message` set anew in place (`m.content = ...`) is sent as it now is, on every provider (Gemini's requests remember the copies they send: the copy is made again)"
+    chat, sent = _turns_on(model, _rounds(8))
+    chat('first')
+    chat.hist[1].content = 'EDITED step 0'
+    chat('second')
+    assert 'EDITED step 0' in json.dumps([m if isinstance(m, dict) else m.model_dump() for m in sent[-1]], default=str)
+
+def test_replaced_message_whose_values_cannot_be_compared():
+    "A message replaced by another whose values `==` cannot answer for (an array's) is read again, not a failed turn"
+    class Arr(list):
+        def __eq__(self, o):
+            class R:
+                def __bool__(s): raise ValueError("The truth value of an array is ambiguous")
+            return R()
+        __hash__ = None
+    chat, sent = _turns_on('gpt-4.1', _rounds(3))
+    chat.hist[0] = {'role': 'user', 'content': 'question 0', 'metadata': Arr([1, 2])}
+    chat('first')
+    chat.hist[0] = {'role': 'user', 'content': 'question 0', 'metadata': Arr([1, 2])}  # (an equal-looking copy: compared down to its array)
+    chat('second')
+    assert sent[-1][0] is chat.hist[0]
+
+def test_what_requests_remembered_is_freed():
+    "The memos of a chat's requests let go of messages no longer sent: a switch away from Gemini, paging off, and replaced messages"
+    chat, sent = _turns_on('gemini/gemini-2.5-flash', _rounds(8), page_results=10)
+    chat('first'); chat('second')
+    assert chat._adapt_memo and chat._page_memo
+    big = chat.hist[2]
+    for i in range(2, 32, 3): chat.hist[i] = dict(chat.hist[i])  # replaced: the old objects are no longer sent (forgotten when more than a few)
+    chat('third'); chat('fourth')
+    assert not any(o is big for o in chat._adapt_memo['gemini'][0].values())
+    chat.model = 'gpt-4.1'; chat.page_results = None; chat('next')
+    assert chat._adapt_memo == {} and chat._page_memo == {}
