@@ -1917,6 +1917,26 @@ def _texts_apart(m):
 
 _gemini_fixes.append(_texts_apart)
 
+# %% ../nbs/04_providers.ipynb #a8989b7a
+def _by_url(u): return u.__class__ is str and ('https://' in u or 'http://' in u)  # (litellm's own test; a Files API URI, which it does not fetch, is copied too: harmless)
+
+def _fetched_part(p):
+    "Is content part `p` an image or file given by URL (which litellm's AI Studio requests fetch, writing the data into `p`)?"
+    if p.__class__ is not dict: return False
+    if (t := p.get('type'))=='image_url': u = p.get('image_url'); return _by_url(u.get('url') if u.__class__ is dict else u)
+    return t=='file' and (f := p.get('file')).__class__ is dict and _by_url(f.get('file_id'))
+
+def _part_copy(p): return {k: dict(v) if v.__class__ is dict else v for k,v in p.items()}  # (its `file` too: litellm writes into it)
+
+def _unfetched(m):
+    "Message `m`, or a copy of it with copies of its parts given by URL, into which litellm writes what it fetches"
+    if (c := _get(m, 'content')).__class__ is not list or not any(map(_fetched_part, c)): return m
+    d = _msg_copy(m)
+    d['content'] = [_part_copy(p) if _fetched_part(p) else p for p in d['content']]
+    return d
+
+_gemini_fixes.append(_unfetched)
+
 # %% ../nbs/04_providers.ipynb #9e453b84
 def _no_empty_text(m):
     d = _fields_of(m) or {'content': _get(m, 'content')}

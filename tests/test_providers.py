@@ -1345,3 +1345,48 @@ def test_gemini_requests_leave_hist_alone_and_match_a_new_chat(fake_provider, st
     r = Chat('gemini/gemini-2.5-flash', hist=h, **kw)('Thanks', stream=stream); list(r) if stream else r
     assert fp.requests[-1].body == sent
     assert 'Adding, again.' in json.dumps(sent)
+
+_https_png = 'https://example.com/cat.png'
+
+@pytest.fixture
+def offline_fetch(monkeypatch):
+    "litellm's URL fetchers answer `_png` as a data URL for any URL, and note it (no network; only they are replaced)"
+    from litellm.litellm_core_utils.prompt_templates import factory, image_handling
+    import litellm.llms.gemini.chat.transformation as ai_studio
+    data, fetched = 'data:image/png;base64,' + base64.b64encode(_png).decode(), []
+    def fetch(url, timeout=None): fetched.append(url); return data
+    async def afetch(url, timeout=None): return fetch(url)
+    monkeypatch.setattr(factory, 'convert_url_to_base64', fetch)  # (an image, AI Studio's sync path)
+    monkeypatch.setattr(ai_studio, 'convert_url_to_base64', fetch)  # (a file)
+    monkeypatch.setattr(image_handling, 'async_convert_url_to_base64', afetch)  # (both, the async path)
+    return fetched
+
+@pytest.mark.parametrize('aio', [False, True], ids=['sync', 'async'])
+@pytest.mark.parametrize('stream', [False, True], ids=['plain', 'stream'])
+@pytest.mark.parametrize('prior', [0, 20], ids=['new', 'long'])  # (a long history: the chat's memo of the messages it sent is used)
+def test_gemini_turn_leaves_image_urls_in_hist(fake_provider, offline_fetch, aio, stream, prior):
+    """An AI Studio (`gemini/`) turn keeps an `https` image or file in the history as its URL: litellm's sync path
+    (`GoogleAIStudioGeminiConfig._transform_messages`, 1.106.2 and 1.110.2) fetches it and writes the data into the very
+    part it was given, so the user's message, a tool's `ToolResponse` parts and `chat.hist` held base64 blobs after a
+    turn (its async path copies first: the `async` cases pass without the fix too). litellm's URL fetchers are replaced
+    by `offline_fetch` (no network), not `litellm.completion`: the request body is what litellm builds from the URL"""
+    fp = fake_provider
+    parts = [{'type': 'text', 'text': 'A cat.'}, {'type': 'image_url', 'image_url': {'url': _https_png}}]
+    def pic() -> ToolResponse:
+        "The picture"
+        return ToolResponse(parts)
+    user = {'role': 'user', 'content': [{'type': 'text', 'text': 'What is this? And show me the picture.'}, {'type': 'image_url', 'image_url': _https_png},
+                                        {'type': 'file', 'file': {'file_id': 'https://example.com/cat.png', 'format': 'image/png'}}]}
+    given = copy.deepcopy([user, parts])
+    hist = [{'role': ('user', 'assistant')[i%2], 'content': f'Message {i}.'} for i in range(prior)]
+    chat = (AsyncChat if aio else Chat)('gemini/gemini-2.5-flash', hist=hist, tools=[pic], api_base=fp.gemini_base, api_key='k')
+    fp.queue(Reply('Looking.', tool_calls=[('pic', {})]), 'A cat, twice.', 'Yes.')
+    _turn(chat, aio, stream, user)
+    before, n = [_gm_dump(m) for m in chat.hist], len(offline_fetch)
+    _turn(chat, aio, stream, 'Sure?')
+    assert [user, parts] == given  # the user's own objects
+    assert [_gm_dump(m) for m in chat.hist[:len(before)]] == before
+    assert json.dumps(before).count(_https_png) == 3 and 'base64' not in json.dumps(before)
+    blob = base64.b64encode(_png).decode()
+    assert json.dumps(fp.requests[-1].body).count(blob) == 3  # (sent as litellm sends it: the fetched data, inline)
+    assert _https_png in offline_fetch[n:]  # (fetched again on the second turn: the history still held the URL)
