@@ -322,7 +322,9 @@ def _plain_bytes(
         else: return None
     if open_ and not pending_ok or len(ct)>max_ckpts: return None
     nc, nr = len(calls), len(calls)-len(open_)  # calls made, and answered (each answered once, by one result)
-    n = 17*(len(at)-nr-len(ct)-len(rt)) + 26*nc + 12*nr + 8*len(tx) + 40*len(ct) + _nbytes(''.join(ct)) + 8*len(rt) + _nbytes(''.join(rt))  # (a part and its checkpoint: 32 bytes more)
+    n = 17*(len(at)-nr-len(ct)-len(rt)) + 26*nc + 12*nr + 8*len(tx)
+    if ct: n += 40*len(ct) + _nbytes(''.join(ct))  # (a part and its checkpoint: 32 bytes more than a text message)
+    if rt: n += 8*len(rt) + _nbytes(''.join(rt))
     if (j := ''.join(tx)).isascii(): n += len(j)
     else: n += sum(len(c) if c.isascii() else _nbytes(c)+len(m['role']) for m in msgs if type(m) is dict and len(m)==2 and type(c := m['content']) is str and c)  # (a role counts only with other text)
     return n + _nbytes(''.join(s))

@@ -144,21 +144,21 @@ def paged(hist:list, limit:int=None,
     if not limit:
         if memo: memo.clear()  # (what it remembered is freed)
         return hist, []
-    res, hs, js = list(hist), [], range(len(hist)) if at is None else at
-    if memo is not None and memo.get('limit')!=limit: memo.clear()
-    prev, done = (memo or {}).get('seen', ([], []))  # the last call's history, and what it paged: (index, message, page, handle)
-    if (b := _same_upto(hist, prev, 0, min(len(hist), len(prev)))):  # (a message's page depends on it alone, and the limit)
-        done = [o for o in done if o[0]<b]
+    res, hs, js, done = list(hist), [], range(len(hist)) if at is None else at, []
+    keep = memo is not None and len(hist)>=20  # (a short history is read whole: remembering would cost more than it saves)
+    if memo and (not keep or memo['limit']!=limit): memo.clear()
+    # the last call's history, and what it paged then, (index, message, page, handle): a message's page depends on it alone
+    if memo and (b := _same_upto(hist, prev := memo['seen'][0], 0, min(len(hist), len(prev)))):
+        done = [o for o in memo['seen'][1] if o[0]<b]
         for i,_,p,h in done: res[i] = p; hs.append(h)  # the same page object: a later pass over the request sees it unchanged too
         js = js[bisect.bisect_left(js, b):]
-    else: done = []
     for i in js:
         m = res[i]
         # most messages, in a lookup or two (this runs every request): not a tool result, or a short text one
         if m.__class__ is dict and ((c := m.get('content')).__class__ is str and len(c)<=limit or m.get('role')!='tool'): continue
         if _role(m)=='tool' and _get(m, 'name')!='read_result' and (p := page_result(m, limit)) is not m:
             res[i] = p; hs.append(h := _get(m, 'tool_call_id')); done.append((i, m, p, h))
-    if memo is not None: memo.update(limit=limit, seen=(list(hist), done))
+    if keep: memo.update(limit=limit, seen=(list(hist), done))
     return res, hs
 
 def find_result(hist:list, handle:str)->str|None:

@@ -371,7 +371,7 @@ def _as_plain(m):
 
 def _unseen(js, seen, msgs, nsys):
     "Indices `js` (in order) less those the last request with `seen` looked at and found needed nothing, whose messages are still there, after the same system messages"
-    if seen is None or (last := seen.get(None)) is None or last[0]!=nsys: return js
+    if seen is None or len(msgs)<20 or (last := seen.get(None)) is None or last[0]!=nsys: return js  # (a short request is read whole)
     prev, quiet = last[1], last[2]
     if (b := _same_upto(msgs, prev, nsys, min(len(msgs), len(prev), quiet)))<=nsys: return js
     return [*js[:bisect.bisect_left(js, nsys)], *js[bisect.bisect_left(js, b):]]
@@ -444,7 +444,7 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
         elif role=='tool' and (t := _get(res[j], 'tool_call_id')) in ids: set_('tool_call_id', ids[t])
         if not cache and _strip_cc(res[j], set_): ckpts.append(i)
     if ckpts: notes.append((ckpts[0], f"cache checkpoints left out (messages {', '.join('system' if k<0 else str(k) for k in ckpts)}): {model} takes none"))
-    if seen is not None: seen[None] = (nsys, list(msgs), quiet)  # the next request looks again only at what comes after `quiet`, or was replaced
+    if seen is not None and len(msgs)>=20: seen[None] = (nsys, list(msgs), quiet)  # the next request looks again only at what comes after `quiet`, or was replaced
     if not copied: return res, []
     if None in res: res = [o for o in res if o is not None]
     return res, sorted(notes, key=lambda o: o[0])  # (an audio reference back to OpenAI is changed without a note: it is OpenAI's own form)
