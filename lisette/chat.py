@@ -262,7 +262,8 @@ class Chat:
         # most long histories are text and tool rounds: valid as they are, and bounded for the first request, in one cheap pass
         # (`_scan`: where its non-text messages are; `_read_calls`: its tool calls as read, for the first request)
         self._hist_bound, self._scan, self._read_calls = None, ([], []), None
-        if v.__class__ is list and (b := _plain_bytes(v, True, rt := [], rc := {})) is not None:
+        # (no checkpoints: `mk_msgs` takes a given history's away, as the chat places its own; a saved chat's stay, see `load_chat`)
+        if v.__class__ is list and (b := _plain_bytes(v, True, rt := [], rc := {}, max_ckpts=0)) is not None:
             h, self._hist_bound, self._scan, self._read_calls = list(v), (len(v), b), (list(v), rt), rc
         elif not getattr(self, 'repair', False): check_hist(h := mk_msgs(v), pending_ok=True)
         else:

@@ -292,7 +292,7 @@ def _plain_bytes(
     pending_ok:bool=False, # May the last assistant tool-call message still wait for some of its results?
     rounds:list=None, # If given, the indices of the tool calls and results, and of the text messages with a checkpoint, are appended to it
     read:dict=None, # If given, each tool-call message `m` read is kept in it as `{id(m): (m, _plain_calls(m))}`, so a later pass need not read it again
-    max_ckpts:int=max_cache_ckpts, # Text messages with a cache checkpoint allowed
+    max_ckpts:int=max_cache_ckpts, # Text messages with a cache checkpoint allowed (0: what it accepts, `mk_msgs` keeps as it is)
 )->int|None:
     "UTF-8 bytes of `msgs` (with framing) if they hold only text messages (a few with a cache checkpoint), client tool calls and their text results, and are valid; else None"
     # one pass over the messages, counting nothing per message: the text is joined and measured at the end, and the

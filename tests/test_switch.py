@@ -707,7 +707,7 @@ def test_anthropic_id_with_a_final_newline_is_fitted():
 
 def _dumped(msgs): return [json.dumps(m if isinstance(m, dict) else m.model_dump(), sort_keys=True, default=str) for m in msgs]
 
-@pytest.mark.parametrize('seed', [7, 8, 9])
+@pytest.mark.parametrize('seed', [7, 8, 9, 10])
 def test_later_requests_send_what_a_whole_pass_sends(seed):
     "A later request looks again only at what changed since the last (paging and fitting remember the rest): after replacing, appending and removing messages, switching models and paging limits, every request equals the first request of a new chat on the same history"
     import random
@@ -724,9 +724,9 @@ def test_later_requests_send_what_a_whole_pass_sends(seed):
     rng = random.Random(seed)
     h = mk_msgs([o for i in range(12) for o in rnd(i, long=i%4==0, odd_id=i%5==0)])
     sent = []
-    chat = Chat(models[0], sp='Be brief.', hist=h, page_results=200, completefunc=lambda **kw: (sent.append(kw['messages']), reply())[1])
+    chat = Chat(models[0], sp='Be brief.', hist=h, page_results=200, cache=seed%2==0, completefunc=lambda **kw: (sent.append(kw['messages']), reply())[1])
     for step in range(60):
-        act = rng.choice(['turn', 'turn', 'replace', 'append', 'cut', 'model', 'page'])
+        act = rng.choice(['turn', 'turn', 'replace', 'append', 'cut', 'model', 'page', 'sp', 'reminder', 'rehist'])
         if act=='replace':  # a message in the middle, by one that needs fitting for some providers (or back)
             i = rng.randrange(len(chat.hist)-1)
             if chat.hist[i].__class__ is dict and chat.hist[i].get('role')=='assistant' and 'tool_calls' not in chat.hist[i]: chat.hist[i] = dict(thinking)
@@ -736,8 +736,11 @@ def test_later_requests_send_what_a_whole_pass_sends(seed):
             while _get(chat.hist[-1], 'role')=='tool' or _get(chat.hist[-1], 'tool_calls'): chat.hist.pop()  # (whole rounds only)
         elif act=='model': chat.model = rng.choice(models)
         elif act=='page': chat.page_results = rng.choice([100, 200, 5000, None])
+        elif act=='sp': chat.sp = rng.choice(['', 'Be brief.', 'Be long.'])
+        elif act=='reminder': chat.tool_reminder = rng.choice([None, 'Remember.'])
+        elif act=='rehist': chat.hist = list(chat.hist)  # (the same messages in a new list: their checkpoints go, as from any history given)
         fresh_sent = []
-        fresh = Chat(chat.model, sp=chat.sp, hist=list(chat.hist), page_results=chat.page_results, completefunc=lambda **kw: (fresh_sent.append(kw['messages']), reply())[1])
+        fresh = Chat(chat.model, sp=chat.sp, hist=list(chat.hist), page_results=chat.page_results, cache=chat.cache, tool_reminder=chat.tool_reminder, completefunc=lambda **kw: (fresh_sent.append(kw['messages']), reply())[1])
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
             fresh(f'turn {step}'); chat(f'turn {step}')
