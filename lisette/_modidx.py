@@ -240,6 +240,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'lisette.history._has_surrogate': ('history.html#_has_surrogate', 'lisette/history.py'),
                                  'lisette.history._has_thinking': ('history.html#_has_thinking', 'lisette/history.py'),
                                  'lisette.history._held': ('history.html#_held', 'lisette/history.py'),
+                                 'lisette.history._holds_more': ('history.html#_holds_more', 'lisette/history.py'),
                                  'lisette.history._is_plain_text': ('history.html#_is_plain_text', 'lisette/history.py'),
                                  'lisette.history._msg_fields': ('history.html#_msg_fields', 'lisette/history.py'),
                                  'lisette.history._nbytes': ('history.html#_nbytes', 'lisette/history.py'),

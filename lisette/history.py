@@ -149,6 +149,11 @@ def _signatures(psf):
 
 def _held(v): return v is not None and not (type(v) is list and not v)  # (litellm sets empty `images` and `thinking_blocks` on Gemini's replies)
 
+def _holds_more(d, x):
+    "Does a `Message` (its fields `d`, extras `x`) hold anything besides the fields `_plain_calls` counts (reasoning, audio, ...)?"
+    # (most carry no more than the five fields litellm always sets: then nothing is looked at)
+    return bool(x or len(d)>5) and (any(_held(v) for v in (x or {}).values()) or any(_held(v) for k,v in d.items() if k not in _counted))
+
 # %% ../nbs/01b_history.ipynb #444823fb
 def _plain_calls(m):
     "({id: name}, the strings of its text, ids, names and arguments or None) if `m` is a litellm `Message` asking for client tools with nothing else to check (text or no content; no thinking, checkpoints or server calls), else None"
@@ -179,8 +184,7 @@ def _plain_calls(m):
     if psf := d.get('provider_specific_fields'):
         if (ss := _signatures(psf)) is not None: t += ss  # Gemini's signatures, counted with the text
         elif type(psf) is not dict or any(v is not None for v in psf.values()) or 'lisette_provider_calls' in psf: t = None  # (lisette's mark, even null: `load_chat` checks it)
-    if t is not None and (x or len(d)>5):  # (most carry no more than the five fields litellm always sets)
-        if any(_held(v) for v in (x or {}).values()) or any(_held(v) for k,v in d.items() if k not in _counted): t = None
+    if t is not None and (x or len(d)>5) and _holds_more(d, x): t = None  # (the test `_holds_more` starts with, inline: one call less a message)
     return res, t
 
 # %% ../nbs/01b_history.ipynb #6202178e
@@ -276,8 +280,7 @@ def _text_reply(m):
     if type(m) is not Message: return None
     d = m.__dict__
     if d.get('role')!='assistant' or type(c := d.get('content')) is not str or not c or c.isspace() or d.get('tool_calls') is not None or d.get('function_call') is not None: return None
-    if (x := m.__pydantic_extra__) and any(_held(v) for v in x.values()) or (p := d.get('provider_specific_fields')) is not None and p!={}: return None
-    return None if len(d)>5 and any(_held(v) for k,v in d.items() if k not in _counted) else c  # (most carry no more than the five fields litellm always sets)
+    return None if (p := d.get('provider_specific_fields')) is not None and p!={} or _holds_more(d, m.__pydantic_extra__) else c
 
 def _ckpt_text(m):
     "The text of dict `m` if it is a user or assistant message of one text part marked with a cache checkpoint (as `Chat(cache=True)` marks a prompt), else None"
