@@ -20,7 +20,7 @@ import litellm
 from litellm import completion, acompletion, ModelResponse, ModelResponseStream, Message
 from litellm.exceptions import ContextWindowExceededError
 from .messages import *
-from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls, _is_num, _equal
+from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls, _is_num, _equal, _same_upto
 from .tools import *
 from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _positional, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result, _enum_back
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
@@ -425,7 +425,7 @@ def _special(self:Chat):
     h, (ref, at) = self._hist, getattr(self, '_scan', ([], []))
     if len(h)<len(ref): ref, at = ref[:len(h)], [i for i in at if i<len(h)]  # removed from the end
     # replaced, by us (checkpoints) or the user: read again (unless equal: a message is told plain or not by its value)
-    if not _equal(h[:len(ref)], ref) and (moved := list(itertools.compress(itertools.count(), map(operator.is_not, h, ref)))):
+    if (b := _same_upto(h, ref, 0, len(ref)))<len(ref) and (moved := list(itertools.compress(itertools.count(b), map(operator.is_not, h[b:len(ref)], ref[b:])))):
         at = sorted(set(at).difference(moved).union(_not_plain(h, moved)))
     self._scan = (h[:], at + _not_plain(h, range(len(ref), len(h))))
     return self._scan[1]

@@ -8,7 +8,7 @@ __all__ = ['media_kinds', 'tool_dtls_tag', 're_tools', 'token_dtls_tag', 're_tok
            'fmt2hist', 'MessageFormatError', 'check_msg', 'mk_msgs']
 
 # %% ../nbs/01_messages.ipynb #9e4846d9
-import base64, itertools, json, operator, random, re, string
+import base64, copy, itertools, json, operator, random, re, string
 from fastcore.utils import *
 from fastcore.funccall import detect_mime
 from litellm import ModelResponse, ModelResponseStream, Message
@@ -212,6 +212,8 @@ def _equal(a, b)->bool:
 def _same_upto(a:list, b:list, start:int, stop:int)->int:
     "The first index `i` in `start..stop` where lists `a` and `b` hold different objects, or `stop` (equal ones count as the same: what is read from a message depends on its value alone)"
     if _equal(a[start:stop], b[start:stop]): return stop  # (the usual answer, at C speed: a list compares an object with itself in a step)
+    # next most usual: only the last few differ (the reply just added, a cache checkpoint moved); compared whole, the rest need not be walked
+    if stop-start>64 and _equal(a[start:(k := stop-8)], b[start:k]): start = k
     diff = itertools.compress(itertools.count(start), map(operator.is_not, itertools.islice(a, start, stop), itertools.islice(b, start, stop)))
     return next((i for i in diff if not _equal(a[i], b[i])), stop)  # (a copy made again, e.g. to move a cache checkpoint, is equal)
 
@@ -243,6 +245,16 @@ def _ckpt_copy(msg):
     if tcs := m.get('tool_calls'): m['tool_calls'] = [dict(tc) if isinstance(tc, dict) else tc.model_copy() for tc in tcs]
     if (c := m.get('content')).__class__ is list: m['content'] = [dict(p) if isinstance(p, dict) else p for p in c]
     return m
+
+def _has_ckpt(m):
+    "Does message `m` carry a cache checkpoint anywhere (on the message, a content part or a tool call)?"
+    if _get(m, 'cache_control'): return True
+    if (c := _get(m, 'content')).__class__ is list and any(isinstance(p, dict) and p.get('cache_control') for p in c): return True
+    return any(_get(tc, 'cache_control') for tc in _get(m, 'tool_calls') or [])
+
+def _without_ckpts(m):
+    "`m` without cache checkpoints; a message holding some is copied first, so the caller's keeps them"
+    return remove_cache_ckpts(_ckpt_copy(m) if m.__class__ is dict else copy.deepcopy(m)) if _has_ckpt(m) else m
 
 # %% ../nbs/01_messages.ipynb #eb1c6871
 def mk_msg(
@@ -512,7 +524,7 @@ def mk_msgs(
             continue
         if isinstance(o, (dict, Message)): check_msg(o, i, need_ids=False)
         for m in (fmt2hist(o) if o.__class__ is str else (o,)):
-            msg = remove_cache_ckpts(mk_msg(m, role=role))
+            msg = _without_ckpts(mk_msg(m, role=role))  # (the chat places its own)
             ap(msg)
             role = 'assistant' if _role(msg) in ('user', 'tool') else 'user'
     if cache: _apply_ckpts(res, cache_idxs, ttl)

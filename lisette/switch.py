@@ -10,7 +10,7 @@ import bisect, hashlib, json, re, time
 import litellm
 from fastcore.utils import *
 from litellm.types.utils import Function
-from .messages import _get, _role, _nonblank, _same_upto, _loads, _too_deep
+from .messages import _get, _role, _nonblank, _same_upto, _loads, _too_deep, _has_ckpt
 from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls, _compacted_only
 from .tools import _tc_id
 from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items, drops_reasoning_text, takes_long_ids
@@ -168,13 +168,6 @@ class _ResultIds:
     def __contains__(self, tid):
         if self.ids is None: self.ids = {_get(m, 'tool_call_id') for m in self.msgs if _get(m, 'role')=='tool'}
         return tid in self.ids
-
-# %% ../nbs/06e_switch.ipynb #ea36e87d
-def _has_ckpt(m):
-    "Does message `m` carry a cache checkpoint anywhere (on the message, a content part or a tool call)?"
-    if m.__class__ is dict and m.get('cache_control'): return True
-    if (c := _get(m, 'content')).__class__ is list and any(isinstance(p, dict) and p.get('cache_control') for p in c): return True
-    return any(_get(tc, 'cache_control') for tc in _get(m, 'tool_calls') or [])
 
 # %% ../nbs/06e_switch.ipynb #1362ebe2
 _scan_json = json.JSONDecoder().scan_once  # the C scanner `json.loads` runs, called without its Python wrappers

@@ -160,6 +160,30 @@ def test_existing_checkpoints_stripped(spec):
     res = mk_msgs(msgs, cache=True, cache_idxs=[])
     assert sum(map(n_ckpts, res)) == 0
 
+@given(st.lists(items, min_size=1, max_size=12))
+def test_given_messages_keep_their_checkpoints(spec):
+    "The checkpoints are removed from copies: the caller's messages (and their parts) are left as they were"
+    msgs = [m if _role(m)=='tool' else mk_msg(m, cache=True) if isinstance(m, (dict, Message)) else mk_msg(m, role='assistant', cache=True)
+            for m in build(spec)]
+    before = copy.deepcopy(msgs)
+    res = mk_msgs(msgs, cache=True, cache_idxs=[])
+    assert sum(map(n_ckpts, res)) == 0
+    assert msgs == before and sum(map(n_ckpts, msgs)) == sum(_role(m)!='tool' for m in msgs)
+
+def test_chat_leaves_given_checkpoints_alone():
+    "A history or prompt given to a chat with checkpoints of its own keeps them; the chat's copies lose them"
+    from lisette import Chat
+    hist = [{'role': 'user', 'content': 'hi', 'cache_control': {'type': 'ephemeral'}},
+            mk_msg(Message(role='assistant', content=None, tool_calls=[dict(id='c1', type='function', function=dict(name='f', arguments='{}'))]), cache=True),
+            {'role': 'tool', 'tool_call_id': 'c1', 'content': 'ok'}]
+    prompt = {'role': 'user', 'content': [{'type': 'text', 'text': 'more', 'cache_control': {'type': 'ephemeral'}}]}
+    before = copy.deepcopy(hist + [prompt])
+    chat = Chat('claude-sonnet-4-5', hist=hist)
+    chat.hist = hist
+    chat.hist += [prompt]
+    assert hist + [prompt] == before
+    assert sum(map(n_ckpts, chat.hist)) == 0
+
 def test_cache_idxs_must_be_ints():
     with pytest.raises(TypeError, match='not str'): mk_msgs(['a', 'b'], cache=True, cache_idxs=['-1'])
 
