@@ -448,6 +448,7 @@ def _prep_msg(self:Chat, msg=None, prefill=None):
             if 0 in idxs: sp[0] = _add_cache_control(sp[0], self.ttl)
             idxs = [o-1 if o>0 else o for o in idxs if o!=0]
         self._place_ckpts(idxs[:4-len(sp and [o for o in self.cache_idxs if o==0])])
+    elif not self.cache and self._ckpts: self._place_ckpts([])  # caching turned off: those placed before go too (for a model that takes none, `fit_request` leaves them out of what is sent, and says so)
     at = self._special()  # most of a long history is plain text, which neither paging nor a model switch changes
     h, self._pages = paged(self._hist, self.page_results, at, self.__dict__.setdefault('_page_memo', {}))  # long tool results: their start, and how to read the rest (`memo`: the last request's messages not again)
     res, self._sent_at = sp + h, (len(sp), len(h), at)

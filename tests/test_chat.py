@@ -106,6 +106,17 @@ def test_cache_checkpoints_reach_anthropic(fake_provider):
     marked = [i for i,m in enumerate(b['messages']) if isinstance(m['content'], list) and any('cache_control' in p for p in m['content'])]
     assert marked == [len(b['messages'])-1]
 
+def test_cache_off_sends_no_checkpoints(fake_provider):
+    "Caching turned off after cached turns: the checkpoints placed before are not sent (the history loses them, on copies)"
+    fp = fake_provider
+    fp.queue("a", "b", "c")
+    chat = Chat('anthropic/claude-sonnet-4-5', cache=True, api_base=fp.anthropic_base, api_key='k')
+    chat("one"); chat("two")
+    chat.cache = False
+    chat("three")
+    assert 'cache_control' not in json.dumps(fp.last['messages'])
+    assert chat._ckpts == [] and 'cache_control' not in repr(chat.hist)
+
 def test_images_and_pdf_as_native_blocks(fake_provider):
     fp = fake_provider
     fp.queue("a puppy")
