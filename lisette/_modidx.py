@@ -831,6 +831,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers.router_of': ('providers.html#router_of', 'lisette/providers.py'),
                                    'lisette.providers.router_version': ('providers.html#router_version', 'lisette/providers.py'),
                                    'lisette.providers.sees_no_images': ('providers.html#sees_no_images', 'lisette/providers.py'),
+                                   'lisette.providers.shorten_message': ('providers.html#shorten_message', 'lisette/providers.py'),
                                    'lisette.providers.stream_broke': ('providers.html#stream_broke', 'lisette/providers.py'),
                                    'lisette.providers.stream_content_type': ('providers.html#stream_content_type', 'lisette/providers.py'),
                                    'lisette.providers.stream_error': ('providers.html#stream_error', 'lisette/providers.py'),

@@ -12,9 +12,9 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'thinking_budget', 'gemini_tools', 'CodexAuthError', 'codex_auth_file', 'codex_auth', 'paused', 'paused_msg',
            'mark_paused', 'join_paused_results', 'prefill_msg', 'text_splits_reasoning', 'context_tokens',
            'supports_cache_ckpts', 'close_models', 'missing_keys', 'without_sdk_retries', 'close_stream',
-           'aclose_stream', 'unreadable_reply', 'stream_finished', 'stream_content_type', 'stream_usage',
-           'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke', 'stream_error',
-           'quota_exhausted', 'failed_locally', 'keep_built', 'built_response', 'reply_citations',
+           'aclose_stream', 'unreadable_reply', 'shorten_message', 'stream_finished', 'stream_content_type',
+           'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
+           'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response', 'reply_citations',
            'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'takes_long_ids', 'mend_chunk',
            'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results', 'prompts_joined',
            'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text', 'provider_call_names', 'unstored_reasoning',
@@ -753,6 +753,13 @@ def _failed_reading(e):
 def unreadable_reply(e)->bool:
     "Did failure `e` come from a reply the provider sent (2xx) that litellm could not read? (then re-sending may bill twice)"
     return any(s in str(e) for s in _unreadable) or _failed_reading(e)
+
+def shorten_message(e, mx:int=4000):
+    "Cut litellm error `e`'s message to `mx` characters, the whole of it kept in `e.lisette_full_message`: for a reply it could not read, litellm adds the reply itself (a tool call's arguments can be megabytes)"
+    if not isinstance(m := getattr(e, 'message', None), str) or len(m)<=mx: return e
+    e.lisette_full_message, e.message = m, m[:mx] + f" … ({len(m)-mx:,} more characters left out: `e.lisette_full_message` holds the whole message)"
+    if e.args and e.args[0]==m: e.args = (e.message, *e.args[1:])  # (what `str` and a traceback show)
+    return e
 
 def _router_rewrap(r):
     "Is `r` litellm's Router re-wrap of a deployment's stream? Only the inner stream sees its finish and its answer"
