@@ -1437,6 +1437,48 @@ def tool_images_hidden(kw, res)->int:
     if not sees_no_images(kw['model']) or res.get('messages') is kw.get('messages'): return 0  # (asked after every request: no message is read for others)
     return sum(map(_tool_images, kw.get('messages') or [])) - sum(map(_tool_images, res.get('messages') or []))
 
+# %% ../nbs/04_providers.ipynb #3a5ede9c
+def _code_part_md(p):
+    "Gemini reply part `p` as markdown if it is code Gemini ran (`executableCode`) or that code's result (`codeExecutionResult`), else None"
+    if not isinstance(p, dict): return None
+    if isinstance(ec := p.get('executableCode'), dict):
+        lang = str(ec.get('language') or '').lower().replace('language_unspecified', '')
+        return f"\n\n```{lang}\n{str(ec.get('code') or '').rstrip()}\n```\n\n"
+    if isinstance(cr := p.get('codeExecutionResult'), dict):
+        how = '' if cr.get('outcome') in (None, 'OUTCOME_OK') else f" ({cr['outcome']})"
+        return f"Output{how}:\n```\n{str(cr.get('output') or '').rstrip()}\n```\n\n"
+
+def _gemini_part_texts(read, self, parts, *args, **kw):
+    "(content, reasoning) of Gemini reply `parts` as litellm's `read` gives them, with code parts as markdown in their places"
+    cs, rs = [], []
+    for p in parts:
+        if (md := _code_part_md(p)) is None: c, r = read(self, [p], *args, **kw)
+        else: c, r = (None, md) if p.get('thought') is True else (md, None)
+        if c: cs.append(c)
+        if r: rs.append(r)
+    return ''.join(cs) or None, ''.join(rs) or None
+
+@functools.cache
+def _gemini_drops_code()->bool:
+    "Does litellm leave the code Gemini ran, and its result, out of a reply's text (1.106.2 and 1.110.2)?"
+    from litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini import VertexGeminiConfig as G
+    c, _ = inspect.unwrap(G.get_assistant_content_message)(G(), parts=[{'executableCode': {'language': 'PYTHON', 'code': 'print(1)'}}])
+    return 'print(1)' not in (c or '')
+
+def _mend_gemini_code_parts():
+    "Wrap litellm's reading of a Gemini reply's parts (streamed or not) so the code Gemini ran and its result reach the text, while `_gemini_drops_code` (idempotent)"
+    from litellm.llms.vertex_ai.gemini.vertex_and_google_ai_studio_gemini import VertexGeminiConfig as G
+    if getattr(G.get_assistant_content_message, '_lisette', False) or not _gemini_drops_code(): return
+    read = G.get_assistant_content_message
+    @functools.wraps(read)
+    def get_assistant_content_message(self, parts, *args, **kw):
+        if not any(_code_part_md(p) is not None for p in parts or ()): return read(self, parts, *args, **kw)  # (most replies: as litellm reads them)
+        return _gemini_part_texts(read, self, parts, *args, **kw)
+    get_assistant_content_message._lisette = True
+    G.get_assistant_content_message = get_assistant_content_message
+
+_on_first_request.append(_mend_gemini_code_parts)
+
 # %% ../nbs/04_providers.ipynb #f6c886a8
 def _groq_read(msg, tier=True):
     "litellm's Groq reader on a reply not streamed with message `msg` (and `service_tier` when `tier`): the `ModelResponse`, or the `AttributeError` it raises"

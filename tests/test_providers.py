@@ -1390,3 +1390,25 @@ def test_gemini_turn_leaves_image_urls_in_hist(fake_provider, offline_fetch, aio
     blob = base64.b64encode(_png).decode()
     assert json.dumps(fp.requests[-1].body).count(blob) == 3  # (sent as litellm sends it: the fetched data, inline)
     assert _https_png in offline_fetch[n:]  # (fetched again on the second turn: the history still held the URL)
+
+_code_parts = [{'text': 'Let me compute.'}, {'executableCode': {'language': 'PYTHON', 'code': 'print(2**10)'}},
+               {'codeExecutionResult': {'outcome': 'OUTCOME_OK', 'output': '1024\n'}}, {'text': 'The answer is 1024.'}]
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_gemini_code_execution_parts_kept(fake_provider, stream):
+    "Gemini's code execution parts (the code it ran, what it printed) reach the reply's text and the history the next turn sends, streamed or not: litellm left them out"
+    fp = fake_provider
+    usage = {'promptTokenCount': 10, 'candidatesTokenCount': 20, 'totalTokenCount': 30}
+    if stream:  # each part in an event of its own, as Gemini streams them
+        evs = [{'candidates': [{'content': {'role': 'model', 'parts': [p]}, 'index': 0}]} for p in _code_parts]
+        evs[-1]['candidates'][0]['finishReason'], evs[-1]['usageMetadata'] = 'STOP', usage
+        rep = Reply(raw=b''.join(f"data: {json.dumps(e)}\r\n\r\n".encode() for e in evs), headers={'content-type': 'text/event-stream'})
+    else: rep = Reply(raw=json.dumps({'candidates': [{'content': {'role': 'model', 'parts': _code_parts}, 'finishReason': 'STOP', 'index': 0}], 'usageMetadata': usage}).encode())
+    fp.queue(rep, 'thanks')
+    chat = Chat('gemini/gemini-2.5-flash', api_base=fp.gemini_base, api_key='k')
+    r = chat('compute 2**10', stream=stream)
+    if stream: r = [o for o in r][-1]
+    text = 'Let me compute.\n\n```python\nprint(2**10)\n```\n\nOutput:\n```\n1024\n```\n\nThe answer is 1024.'
+    assert contents(r).content == text
+    chat('thanks')
+    assert fp.last['contents'][1]['parts'][0]['text'] == text
