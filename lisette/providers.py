@@ -1851,6 +1851,7 @@ def _gemini_msgs_mutated():
 
 # %% ../nbs/04_providers.ipynb #ea1e015a
 import itertools
+from typing import NamedTuple
 
 @cache
 def _gemini_test():
@@ -1891,36 +1892,83 @@ def _gemini_sent(msgs):
     return [o if o.__class__ is dict and o.get('content').__class__ is str and 'tool_calls' not in o and o.get('role') else _gemini_fixed(o) for o in msgs]
 
 def _sent_memo(memo, n):
-    "The part of `memo` (see `adapt_request`) for Gemini's messages: (id → message as sent, id → (message copied, its fields then))"
+    "The part of `memo` (see `adapt_request`) for Gemini's messages: (id → message as sent, id → (message copied, its fields then), the last request (`_Sent`))"
     if memo is None: return None
     if n<20: memo.pop('gemini', None); return None  # (a short request is read whole: remembering would cost more than it saves)
-    return memo.setdefault('gemini', ({}, {}))
+    return memo.setdefault('gemini', ({}, {}, [_Sent((), [], [], [])]))
+
+class _Sent(NamedTuple):
+    "A Gemini request's messages as given (`msgs`) and as sent (`new`), with the indices of its remembered copies (`copied`) and of its copies not remembered (`unkept`: made anew)"
+    msgs: tuple; new: list; copied: list; unkept: list
 
 def _fields_now(o): return dict(o) if o.__class__ is dict else dict(vars(o))
 
-def _edited(held, msgs):
-    "Indices of `msgs` copied before (`held`) whose fields were set anew in place since (`m.content = ...`): sent as they are now"
-    res = []
-    for i in itertools.compress(itertools.count(), map(held.__contains__, map(id, msgs))):
-        o = msgs[i]
-        try: same = (o if o.__class__ is dict else vars(o))==held[id(o)][1]
-        except Exception: same = False  # (a value that cannot be compared, e.g. an array)
-        if not same: res.append(i)
-    return res
+def _same_fields(o, fields):
+    try: return (o if o.__class__ is dict else vars(o))==fields
+    except Exception: return False  # (a value that cannot be compared, e.g. an array)
+
+def _edited(held, msgs, idx):
+    "Those of indices `idx` of `msgs` copied before (`held`) whose fields were set anew in place since (`m.content = ...`): sent as they are now"
+    os_ = list(map(msgs.__getitem__, idx))
+    fields = list(map(operator.itemgetter(1), map(held.get, map(id, os_), itertools.repeat((None, None)))))  # (one forgotten meanwhile: read again)
+    # at C speed: a message's fields are its `__dict__`, or the dict itself (`getattr`'s default)
+    try: same = list(map(operator.eq, map(getattr, os_, itertools.repeat('__dict__'), os_), fields))
+    except Exception: same = list(map(_same_fields, os_, fields))  # (a value that cannot be compared: each message alone)
+    return list(itertools.compress(idx, map(operator.not_, same)))
 
 def _forget_gone(sent, held, msgs):
     "Drop from `sent` and `held` the messages no longer in `msgs` (replaced or removed): they are freed"
     for k in set(sent).difference(map(id, msgs)): sent.pop(k, None); held.pop(k, None)
 
 def _remember(sent, held, olds, news):
-    "Remember in `sent` messages `olds` as sent (`news`); `held` keeps the copied ones and their fields, so an id stays its message's, and an edit is seen"
+    "Remember in `sent` messages `olds` as sent (`news`); `held` keeps the copied ones and their fields, so an id stays its message's, and an edit is seen: the copies not remembered"
     # (at C speed, as the first request of a long history remembers all of it)
     sent.update(zip(map(id, olds), news))
     copied = list(map(operator.is_not, olds, news))
     os_, cs = list(itertools.compress(olds, copied)), list(itertools.compress(news, copied))
     held.update(zip(map(id, os_), zip(os_, map(_fields_now, os_))))
     listed = map(operator.is_, map(type, map(operator.methodcaller('get', 'content'), cs)), itertools.repeat(list))
-    for o in itertools.compress(os_, listed): sent.pop(id(o), None); held.pop(id(o), None)  # (litellm may inline a listed image in place: made again)
+    unkept = list(itertools.compress(os_, listed))
+    for o in unkept: sent.pop(id(o), None); held.pop(id(o), None)  # (litellm may inline a listed image in place: made again)
+    return unkept
+
+def _read_anew(m, msgs, new, todo):
+    "Fill in `new` at indices `todo` with those messages of `msgs` as sent, and remember them: the indices of the copies not remembered"
+    olds = msgs if len(todo)==len(msgs) else [msgs[i] for i in todo]
+    news = _gemini_sent(olds)
+    if olds is msgs: new[:] = news  # (the first request: all of them at once)
+    else:
+        for i, o in zip(todo, news): new[i] = o
+    unkept = set(map(id, _remember(*m[:2], olds, news)))
+    return list(itertools.compress(todo, map(unkept.__contains__, map(id, olds)))) if unkept else []
+
+def _sent_all(m, msgs):
+    "`msgs` as sent, each message remembered in `m` found by id (at C speed); only the others are read"
+    sent, held, _ = m
+    new = list(map(sent.get, ids := list(map(id, msgs))))
+    for i in _edited(held, msgs, list(itertools.compress(itertools.count(), map(held.__contains__, ids)))): new[i] = None
+    unkept = _read_anew(m, msgs, new, list(itertools.compress(itertools.count(), map(operator.is_, new, itertools.repeat(None)))))
+    return new, list(set(itertools.compress(itertools.count(), map(operator.is_not, new, msgs))).difference(unkept)), unkept
+
+def _places(flags, n):
+    "The indices of the few false `flags`, and of those past them up to `n`: the places the last request held another message (or none)"
+    res, i = [], -1
+    for _ in range(len(flags)-sum(flags)): res.append(i := flags.index(False, i+1))  # (each found at C speed)
+    return [*res, *range(len(flags), n)]
+
+def _sent_since(m, msgs, last, same):
+    "`msgs` as sent, given the last request (`_Sent`) and which of its places hold the very same message now (`same`): only the others, and the copies edited since, are looked at"
+    sent, held, _ = m
+    moved = _places(same, len(msgs))
+    same += [False]*(len(last.msgs)-len(same))  # (covers every index of the last request)
+    new = last.new[:len(msgs)] + [None]*(len(msgs)-len(last.new))
+    for i in moved: new[i] = sent.get(id(msgs[i]))
+    kept = list(itertools.compress(last.copied, map(same.__getitem__, last.copied)))
+    edited = _edited(held, msgs, [*kept, *(i for i in moved if id(msgs[i]) in held)])
+    todo = sorted({*edited, *(i for i in moved if new[i] is None), *itertools.compress(last.unkept, map(same.__getitem__, last.unkept))})
+    unkept = _read_anew(m, msgs, new, todo)
+    if edited: kept = list(set(kept).difference(edited))
+    return new, kept + [i for i in {*moved, *todo} if new[i] is not msgs[i] and i not in unkept], unkept
 
 def _gemini_messages(kw, memo=None):
     if not _for_gemini(kw):  # (other routes pay one name check)
@@ -1928,15 +1976,12 @@ def _gemini_messages(kw, memo=None):
         return kw
     msgs = kw.get('messages') or []
     if (m := _sent_memo(memo, len(msgs))) is None: new = _gemini_sent(msgs)
-    else:  # at C speed: each message sent before, as it was sent; only the others are read
-        new = list(map(m[0].get, map(id, msgs)))
-        for i in _edited(m[1], msgs): new[i] = None
-        if unread := list(itertools.compress(itertools.count(), map(operator.is_, new, itertools.repeat(None)))):
-            olds = msgs if len(unread)==len(msgs) else [msgs[i] for i in unread]
-            news = _gemini_sent(olds)
-            new = list(map(dict(zip(map(id, olds), news)).get, map(id, msgs), new))
-            _remember(*m, olds, news)
-        if len(m[0])>len(msgs)+8: _forget_gone(*m, msgs)  # (more than a few messages no longer sent, e.g. each request's system prompt: forgotten together)
+    else:
+        last = m[2][0]  # a chat's next request holds the last one's messages at the same places, but for a few: found at C speed
+        same = list(map(operator.is_, msgs, last.msgs))
+        new, copied, unkept = _sent_since(m, msgs, last, same) if len(msgs)-sum(same)<=64 else _sent_all(m, msgs)  # (else: moved, e.g. cut at the front)
+        m[2][0] = _Sent(tuple(msgs), new.copy(), copied, unkept)
+        if len(m[0])>len(msgs)+8: _forget_gone(*m[:2], msgs)  # (more than a few messages no longer sent, e.g. each request's system prompt: forgotten together)
     return kw | dict(messages=new) if any(map(operator.is_not, new, msgs)) else kw
 
 def _unmutated(m): return _msg_copy(m) if _changed_by_litellm(m) and _gemini_msgs_mutated() else m

@@ -1412,3 +1412,68 @@ def test_gemini_code_execution_parts_kept(fake_provider, stream):
     assert contents(r).content == text
     chat('thanks')
     assert fp.last['contents'][1]['parts'][0]['text'] == text
+
+def _gm_round(i):
+    "A tool round as a chat keeps it: the question, a `Message` calling a tool (which a Gemini request copies), its result, the answer"
+    call = litellm.Message(role='assistant', content=f'Looking {i} up.', tool_calls=[dict(id=f'c{i}', type='function', function=dict(name='lookup', arguments=f'{{"k": {i}}}'))])
+    return [{'role': 'user', 'content': f'question {i}'}, call, {'role': 'tool', 'tool_call_id': f'c{i}', 'name': 'lookup', 'content': f'value {i}'},
+            litellm.Message(role='assistant', content=f'answer {i}')]
+
+def _gm_opcodes(f):
+    "Python opcodes run by `f()`"
+    n = 0
+    def tr(frame, event, arg):
+        nonlocal n
+        frame.f_trace_opcodes = True
+        if event=='opcode': n += 1
+        return tr
+    sys.settrace(tr)
+    try: f()
+    finally: sys.settrace(None)
+    return n
+
+def test_gemini_later_request_compares_copies_at_c_speed():
+    """A later request of a long Gemini chat looks again only at the places where the last one held other messages,
+    and compares the fields of the copies it sends again all at once: on 1,000 tool rounds it compared each copy in a
+    Python loop (~29,000 opcodes a request, a third of the turn's)"""
+    from lisette.providers import _gemini_messages
+    h, memo = [o for i in range(1000) for o in _gm_round(i)], {}
+    ask = lambda: _gemini_messages(dict(model='gemini/gemini-2.5-flash', messages=[{'role': 'system', 'content': 'Be brief.'}, *h]), memo)
+    first = ask()['messages']
+    h += [{'role': 'user', 'content': 'next'}]
+    n = _gm_opcodes(lambda: ask())
+    again = ask()['messages']
+    assert all(again[i] is first[i] for i in range(1, 4001))  # (the copies sent before, sent again)
+    assert n < 2000, n
+
+def test_gemini_memo_sees_every_change():
+    """What a Gemini request sends with the memo of the requests before it is what it sends without one, whatever
+    changed in between: a message edited in place or replaced, messages swapped, cut, inserted (near the end: found
+    from the last request's places; near the front: looked up by id), a user message with an image by URL (copied
+    anew each request: litellm writes the fetched data into the copy)"""
+    import random
+    from litellm.utils import validate_and_fix_openai_messages
+    from lisette.providers import _gemini_messages
+    rng, memo, reused = random.Random(7), {}, 0
+    h = [o for i in range(30) for o in _gm_round(i)]
+    sent = lambda **k: _gemini_messages(dict(model='gemini/gemini-2.5-flash', messages=list(h)), **k)['messages']
+    last = sent(memo=memo)
+    for step in range(300):
+        i, act = rng.randrange(len(h)), rng.choice(['edit', 'replace', 'swap', 'cut', 'insert', 'url', 'none'])
+        if act=='edit':
+            if isinstance(h[i], dict): h[i]['content'] = f'edited {step}'
+            else: h[i].content = f'edited {step}'
+        elif act=='replace': h[i] = h[i].model_copy(update={'content': f'new {step}'}) if isinstance(h[i], litellm.Message) else {**h[i], 'content': f'new {step}'}
+        elif act=='swap': j = rng.randrange(len(h)); h[i], h[j] = h[j], h[i]
+        elif act=='cut': del h[i]
+        elif act=='insert': h[i:i] = _gm_round(100+step)
+        elif act=='url': h[i] = {'role': 'user', 'content': [{'type': 'text', 'text': f'see {step}'}, {'type': 'image_url', 'image_url': {'url': 'https://example.com/cat.png'}}]}
+        got, want = sent(memo=memo), sent()
+        assert [o is not m for o, m in zip(got, h)] == [o is not m for o, m in zip(want, h)], (step, act, i)  # (copied where a new request copies)
+        assert not any(o is p for o, m in zip(got, h) if isinstance(m, dict) and isinstance(m['content'], list) for p in last), (step, act, i)  # (an image's copy is made anew)
+        reused += sum(o is p and o is not m for o, p, m in zip(got, last, h))
+        with warnings.catch_warnings():  # what litellm makes of them (it changes the copies it is given in place, as it would in a request)
+            warnings.simplefilter('ignore')
+            assert validate_and_fix_openai_messages(got) == validate_and_fix_openai_messages(want), (step, act, i)
+        last = got
+    assert reused > 1000  # (the memo was used: most copies were sent again)
