@@ -271,3 +271,272 @@ def test_deep_arguments_in_a_given_history(proto):
     assert contents(chat('next')).content == 'fine' and contents(chat('more')).content == 'again'
     check_hist(chat.hist)
     assert norm_hist(deep_hist())[1]['tool_calls'][0]['function']['arguments'] == DEEP
+
+# ---- the quick readers of tool rounds (`_plain_calls`, `_plain_bytes`, `check_hist`) against frozen copies of them as they were
+# before they were made faster: on odd messages too, the same answers, the same side effects, the same errors
+
+from litellm import Message as _Msg
+from litellm.types.utils import ChatCompletionMessageToolCall as _TC, Function as _Fn
+from lisette.messages import check_msg, max_cache_ckpts, _cc
+from lisette.history import (_has_thinking, _signature, _signatures, _holds_more, _text_reply, _ckpt_text, _nbytes, _open_block, _unran_srv,
+    _sys_roles, _shape_ok, _tc_name, _dangling, _thinking_problem, _text_problem, _spoken, _compacted_only, _result_keys, _plain_calls, _plain_bytes)
+from litellm import Message
+from litellm.types.utils import ChatCompletionMessageToolCall, Function
+
+def _old_plain_calls(m):
+    "({id: name}, the strings of its text, ids, names and arguments or None) if `m` is a litellm `Message` asking for client tools with nothing else to check (text or no content; no thinking, checkpoints or server calls), else None"
+    # `type(x)`, not `x.__class__`: pydantic models answer attribute reads through their `__getattr__` hook, 3x slower
+    if type(m) is not Message: return None
+    d = m.__dict__
+    if d.get('role')!='assistant' or type(tcs := d.get('tool_calls')) is not list or not tcs or _has_thinking(d): return None
+    if (x := m.__pydantic_extra__) and (_has_thinking(x) or 'cache_control' in x): return None
+    if (c := d.get('content')) is None: t = []
+    elif type(c) is str: t = [c]
+    else: return None
+    if d.get('name') is not None or d.get('function_call') is not None: return None  # what `check_msg` reads: ask it
+    res = {}
+    for tc in tcs:
+        if type(tc) is not ChatCompletionMessageToolCall: return None
+        if (tx := tc.__pydantic_extra__) is None or tc.__dict__: tx = {**(tx or {}), **tc.__dict__}  # litellm keeps a call's fields in either (mostly the extras)
+        if type(tid := tx.get('id')) is not str or tid in res or 'cache_control' in tx or (f := tx.get('function')) is None \
+           or tid.startswith('srvtoolu_') or (ty := tx.get('type'))!='function' and ty is not None: return None
+        if (p := tx.get('provider_specific_fields')) is not None:  # nothing, or Gemini's signature of the call (counted with its text)
+            if p=={}: pass
+            elif (sig := _signature(p)) is None: return None  # (anything else, or malformed: `check_msg` says)
+            else: t.append(sig)
+        fd = f.__dict__ if type(f) is Function else {'name': _get(f, 'name'), 'arguments': _get(f, 'arguments')}
+        if type(nm := fd.get('name')) is not str or not nm or type(a := fd.get('arguments')) is not str: return None
+        res[tid] = nm
+        t += tid, nm, a
+    # anything else it carries (reasoning text, audio...) counts towards a request's size: None, don't guess
+    if psf := d.get('provider_specific_fields'):
+        if (ss := _signatures(psf)) is not None: t += ss  # Gemini's signatures, counted with the text
+        elif type(psf) is not dict or any(v is not None for v in psf.values()) or 'lisette_provider_calls' in psf: t = None  # (lisette's mark, even null: `load_chat` checks it)
+    if t is not None and (x or len(d)>5) and _holds_more(d, x): t = None  # (the test `_holds_more` starts with, inline: one call less a message)
+    return res, t
+
+def _old_check_hist(
+    msgs:list, # The history: dicts or litellm `Message`s
+    start:int=0, # Check only `msgs[start:]` (`msgs[:start]` is assumed valid and only tells which tool calls are open)
+    pending_ok:bool=False, # May the last assistant tool-call message still wait for some of its results?
+    max_ckpts:int=max_cache_ckpts, # Cache checkpoints allowed (Anthropic: 4, counting any on the system prompt)
+    user_first:bool=False, # Require the first non-system message to be from the user (some providers do)
+):
+    "Raise `HistoryError` (or `MessageFormatError`) for the first problem a provider would reject; return None when valid"
+    blk, open_, done = _open_block(msgs, start) if start else (None, {}, {})
+    calls = dict.fromkeys(open_, blk) | dict.fromkeys(done, blk)
+    soft = _unran_srv(msgs[blk], done) if blk is not None else {}  # `srvtoolu_` calls the provider did not run: may be answered
+    nonsys, nck = start>0 and _role(msgs[start-1]) not in _sys_roles, 0
+    for i in range(start, len(msgs)):
+        m = msgs[i]
+        # the common case, kept to a few lookups: a plain text user/assistant dict outside a tool round
+        if m.__class__ is dict and len(m)==2 and not open_ and (c := m.get('content')).__class__ is str and c and not c.isspace() \
+           and ((role := m.get('role'))=='user' or role=='assistant') and (nonsys or role=='user' or not user_first):
+            nonsys, blk = True, None
+            continue
+        # the next most common: a text result answering an open call (half of a tool-heavy history)
+        if m.__class__ is dict and m.keys()<=_result_keys and (tid := m.get('tool_call_id')) in open_ and tid and m.get('role')=='tool' \
+           and m.get('content').__class__ is str:
+            done[tid] = i; del open_[tid]
+            continue
+        # and the assistant message asking for those calls, with new ids
+        if not open_ and (nonsys or not user_first) and (pc := _old_plain_calls(m)) and calls.keys().isdisjoint(pc := pc[0]):
+            calls |= dict.fromkeys(pc, i); open_ = pc
+            nonsys, blk, soft = True, i, {}
+            continue
+        role, c, tcs = _fields(m)
+        if not _shape_ok(m, role, c, tcs): check_msg(m, i)
+        if role=='tool':
+            tid = m.get('tool_call_id') if m.__class__ is dict else _get(m, 'tool_call_id')
+            if tid in open_: done[tid] = i; del open_[tid]
+            elif tid in soft: done[tid] = i; del soft[tid]
+            elif tid in done:
+                raise HistoryError(i, f"second tool result for call {tid!r}, already answered by message {done[tid]}",
+                                   "each call is answered exactly once: remove one, or repair the history", 'duplicate')
+            elif tid in calls and _srv(tid):
+                raise HistoryError(i, f"tool result for server-side call {tid!r} (message {calls[tid]}), which the provider already ran",
+                                   "remove it, or repair the history", 'orphan')
+            elif tid in calls:
+                raise HistoryError(i, f"tool result for call {tid!r} (message {calls[tid]}) is out of place",
+                                   "results must come right after their assistant message, before any other message: move it there, or repair the history", 'order')
+            else: raise HistoryError(i, f"tool result for call {tid!r} has no matching tool call before it (orphan result)",
+                                     "remove it, or repair the history", 'orphan')
+        else:
+            if open_: raise _dangling(blk, open_, i)
+            blk, soft = None, {}
+            if role in _sys_roles:
+                if nonsys: raise HistoryError(i, f"{role} message after the conversation started",
+                    "system messages are only allowed at the start: move its text into the system prompt", 'system')
+            elif not nonsys:
+                if role!='user' and user_first: raise HistoryError(i, f"the conversation starts with an {role} message",
+                    "this provider needs a user message first: put one before it, or repair the history (pads a '.' user message)", 'first')
+                nonsys = True
+            if tcs:
+                blk = i
+                for tc in tcs:
+                    tid = _tc_id(tc)
+                    if tid in calls: raise HistoryError(i, f"tool call id {tid!r} is used again (first at message {calls[tid]})",
+                                                        "tool call ids must be unique: give this call a new id", 'duplicate_call')
+                    calls[tid] = i
+                    if not _srv(tid): open_[tid] = _tc_name(tc)
+                soft = _unran_srv(m)
+            if (m.__class__ is not dict or 'thinking_blocks' in m) and (p := _thinking_problem(m, role)): raise HistoryError(i, p, "keep thinking blocks unmodified, or drop that message", 'thinking')
+        if (p := _text_problem(role, c, tcs)) and not _spoken(m, role, c) and not _compacted_only(m, role, c):
+            raise HistoryError(i, p, "providers reject empty text: put text in it (e.g. '.'), or repair the history", 'empty')
+        if c.__class__ is list or tcs or (m.__class__ is dict and 'cache_control' in m) or (m.__class__ is not dict and _get(m, 'cache_control')): nck += _ckpts(m, c, tcs)
+        if nck>max_ckpts:
+            raise HistoryError(i, f"cache checkpoint number {nck} (at most {max_ckpts} allowed)",
+                               "remove the extra ones with remove_cache_ckpts, or repair the history (keeps the last ones)", 'cache')
+    if open_ and not pending_ok: raise _dangling(blk, open_)
+
+def _old_plain_bytes(
+    msgs:list, # The history: dicts or litellm `Message`s
+    pending_ok:bool=False, # May the last assistant tool-call message still wait for some of its results?
+    rounds:list=None, # If given, the indices of the tool calls and results, and of the text messages with a checkpoint, are appended to it
+    read:dict=None, # If given, each tool-call message `m` read is kept in it as `{id(m): (m, _old_plain_calls(m))}`, so a later pass need not read it again
+    max_ckpts:int=max_cache_ckpts, # Text messages with a cache checkpoint allowed (0: what it accepts, `mk_msgs` keeps as it is)
+)->int|None:
+    "UTF-8 bytes of `msgs` (with framing) if they hold only text messages (a few with a cache checkpoint), client tool calls and their text results, and are valid; else None"
+    # one pass over the messages, counting nothing per message: the text is joined and measured at the end, and the
+    # framing comes from how many messages of each kind there were (the UTF-8 bytes of joined strings add up)
+    open_, calls, s, tx, ct, rt = {}, {}, [], [], [], []  # `s`: the strings of the tool rounds, `tx`: the text messages', `ct`: those with a checkpoint, `rt`: text replies (`Message`s)
+    at = [] if rounds is None else rounds
+    for i,m in enumerate(msgs):
+        if type(m) is not dict:
+            if open_: return None
+            if (pc := _old_plain_calls(m)) is None:
+                if (c := _text_reply(m)) is None: return None
+                rt.append(c); at.append(i); continue
+            if (t := pc[1]) is None or not calls.keys().isdisjoint(pc[0]): return None
+            open_ = dict(pc[0]); calls |= open_; s += t; at.append(i)  # an assistant message asking for client tools (its calls, answered below: a copy)
+            if read is not None: read[id(m)] = m, pc
+        elif type(c := m.get('content')) is not str:
+            if open_ or (c := _ckpt_text(m)) is None: return None
+            ct.append(c); at.append(i)
+        elif (k := len(m))==2:  # a text message
+            if open_ or not c or c.isspace() or not ((r := m.get('role'))=='user' or r=='assistant'): return None
+            tx.append(c)
+        # the result of an open call: role, tool_call_id, content and perhaps a `str` name (`_result_keys`)
+        elif (tid := m.get('tool_call_id')) and open_.pop(tid, None) and m.get('role')=='tool' and \
+             (k==3 or k==4 and ((nm := m.get('name')) is None or type(nm) is str) and 'name' in m):
+            s += c, tid, (nm or '') if k==4 else ''
+            at.append(i)
+        else: return None
+    if open_ and not pending_ok or len(ct)>max_ckpts: return None
+    nc, nr = len(calls), len(calls)-len(open_)  # calls made, and answered (each answered once, by one result)
+    n = 17*(len(at)-nr-len(ct)-len(rt)) + 26*nc + 12*nr + 8*len(tx)
+    if ct: n += 40*len(ct) + _nbytes(''.join(ct))  # (a part and its checkpoint: 32 bytes more than a text message)
+    if rt: n += 8*len(rt) + _nbytes(''.join(rt))
+    if (j := ''.join(tx)).isascii(): n += len(j)
+    else: n += sum(len(c) if c.isascii() else _nbytes(c)+len(m['role']) for m in msgs if type(m) is dict and len(m)==2 and type(c := m['content']) is str and c)  # (a role counts only with other text)
+    return n + _nbytes(''.join(s))
+_IDS = ['call_a', 'call_b', 'toolu_c', 'srvtoolu_d', 'srvtoolux', 'toolu_srvtoolu_e', '', 5, None, ['l']]
+_TEXTS = ['hi', '', ' ', 'héllo', 'x\ud800', None, 5, [{'type': 'text', 'text': 'part'}], [{'type': 'text', 'text': 'p', 'cache_control': _cc()}]]
+
+@st.composite
+def _odd_call(draw, tid, rate):
+    "A tool call with id `tid` (a litellm object, mostly), now and then odd in one or more ways"
+    odd = lambda: rate>0 and draw(st.integers(0, rate))==0
+    tc = _TC(function=_Fn(name='add', arguments='{"a": 1}'), id='x', type='function', **({'index': 0} if draw(st.booleans()) else {}))
+    tx = tc.__pydantic_extra__
+    tx['id'] = draw(st.sampled_from(_IDS)) if odd() else tid
+    f = tx['function']
+    if odd(): f.__dict__['name'] = draw(st.sampled_from(['', None, 5, 'sub']))
+    if odd(): f.__dict__['arguments'] = draw(st.sampled_from([5, None, '', 'é']))
+    if odd(): tx['function'] = draw(st.sampled_from([None, {'name': 'add', 'arguments': '{}'}, {'name': 5, 'arguments': '{}'}, {'name': 'add'}]))
+    if odd(): tx['type'] = draw(st.sampled_from([None, 'custom', 'function']))
+    if odd(): del tx['type']
+    if odd(): tx['cache_control'] = _cc()
+    if odd(): tx['provider_specific_fields'] = draw(st.sampled_from([None, {}, {'thought_signature': 'c2ln'}, {'thought_signature': 5}, {'thought_signature': 's', 'x': 1}, 'sig', []]))
+    if odd(): tc.__dict__.update({k: tx.pop(k) for k in draw(st.sets(st.sampled_from(['id', 'function', 'type']))) if k in tx})  # (as some litellm versions keep them)
+    if odd(): object.__setattr__(tc, '__pydantic_extra__', None)
+    if odd(): return {'id': tid, 'type': 'function', 'function': {'name': 'add', 'arguments': '{}'}}  # a dict in a Message
+    return tc
+
+@st.composite
+def _odd_calls_msg(draw, ids, rate):
+    "A litellm `Message` asking for calls `ids`, now and then odd"
+    odd = lambda: rate>0 and draw(st.integers(0, rate))==0
+    m = Message(role='assistant', content='Let me add')
+    d = m.__dict__
+    d['tool_calls'] = [draw(_odd_call(i, rate)) for i in ids]
+    d['content'] = draw(st.sampled_from(_TEXTS)) if odd() else draw(st.sampled_from([None, 'Let me add']))
+    if odd(): d['role'] = 'user'
+    if odd(): d['tool_calls'] = draw(st.sampled_from([[], None, tuple(d['tool_calls'])]))
+    if odd(): d['name'] = draw(st.sampled_from(['bob', None]))
+    if odd(): d['function_call'] = {'name': 'add', 'arguments': '{}'}
+    if odd(): d['thinking_blocks'] = draw(st.sampled_from([[], [{'type': 'thinking', 'thinking': 'hm', 'signature': 's'}], 0, None]))
+    if odd(): d['provider_specific_fields'] = draw(st.sampled_from([None, {}, {'thought_signatures': ['c2ln']}, {'thought_signatures': [5]},
+                                                                    {'x': None}, {'x': 1}, {'lisette_provider_calls': None}, 'psf']))
+    if odd(): m.__pydantic_extra__.update(draw(st.sampled_from([{'cache_control': _cc()}, {'reasoning_content': 'r'}, {'reasoning_content': None},
+                                                                {'thinking_blocks': [{'type': 'thinking', 'thinking': 'x'}]}, {'images': []}, {'audio': {'id': 'a'}}])))
+    if odd(): d['reasoning_content'] = draw(st.sampled_from(['why', None, []]))
+    if odd(): del d[draw(st.sampled_from(['function_call', 'provider_specific_fields', 'content']))]
+    return m
+
+@st.composite
+def _odd_result(draw, tid, rate):
+    "A tool result dict answering `tid`, now and then odd"
+    odd = lambda: rate>0 and draw(st.integers(0, rate))==0
+    r = {'tool_call_id': draw(st.sampled_from(_IDS)) if odd() else tid, 'role': 'tool', 'name': 'add', 'content': '3'}
+    if draw(st.booleans()): del r['name']
+    if odd(): r['name'] = draw(st.sampled_from([None, 5, '']))
+    if odd(): r['content'] = draw(st.sampled_from(_TEXTS))
+    if odd(): r['role'] = draw(st.sampled_from(['user', None]))
+    if odd(): del r[draw(st.sampled_from(['role', 'content', 'tool_call_id']))]
+    if odd(): r['x'] = 1
+    return r
+
+@st.composite
+def _odd_text(draw, rate):
+    "A text message (a dict, or a litellm reply), now and then odd"
+    odd = lambda: rate>0 and draw(st.integers(0, rate))==0
+    if draw(st.integers(0, 5))==0:
+        m = Message(role='assistant', content=draw(st.sampled_from(['Sure.', '', ' ', None])) if odd() else 'Sure.')
+        if odd(): m.__pydantic_extra__['reasoning_content'] = 'r'
+        return m
+    m = {'role': draw(st.sampled_from(['user', 'assistant'])), 'content': draw(st.sampled_from(['hi', 'héllo', 'x\ud800']))}
+    if odd(): m['content'] = draw(st.sampled_from(_TEXTS))
+    if odd(): m['role'] = draw(st.sampled_from(['system', 'tool', None, ['user']]))
+    if odd(): m['cache_control'] = _cc()
+    return m
+
+@st.composite
+def _odd_hists(draw):
+    "Tool rounds (1-3 calls, answered in any order, sometimes not, twice, or by another id), text between them; odd messages in some histories (`rate`: about one in so many fields)"
+    h, n, rate = [], iter(range(100)), draw(st.sampled_from([0, 0, 40, 12, 5]))
+    odd = lambda: rate>0 and draw(st.integers(0, rate))==0
+    for _ in range(draw(st.integers(1, 4))):
+        h.append(draw(_odd_text(rate)))
+        ids = [draw(st.sampled_from(['call_0', 'srvtoolu_z', ''])) if odd() else f'call_{next(n)}' for _ in range(draw(st.integers(1, 3)))]
+        h.append(draw(_odd_calls_msg(ids, rate)))
+        res = [draw(_odd_result(i, rate)) for i in ids if not odd()]
+        h += draw(st.permutations(res + ([res[0]] if res and odd() else [])))
+        if draw(st.booleans()): h.append(draw(_odd_text(rate)))
+    return h
+
+def _outcome(f, *a, **kw):
+    "What `f` returns, or the error it raises (type and message)"
+    try: return 'ok', f(*a, **kw)
+    except Exception as e: return type(e).__name__, str(e), getattr(e, 'index', None), getattr(e, 'kind', None)
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_odd_hists(), st.booleans(), st.sampled_from([0, 4]), st.booleans())
+def test_quick_readers_agree_with_the_code_before(h, pending_ok, max_ckpts, user_first):
+    for m in h: assert _outcome(_plain_calls, m) == _outcome(_old_plain_calls, m), m
+    (r1, a1, d1), (r2, a2, d2) = [(_outcome(f, h, pending_ok, a, d, max_ckpts=max_ckpts), a, d) for f in (_plain_bytes, _old_plain_bytes) for a,d in [([], {})]]
+    assert (r1, a1) == (r2, a2) and d1.keys()==d2.keys() and all(d1[k][0] is d2[k][0] and d1[k][1]==d2[k][1] for k in d1)  # (rounds and read too)
+    for k in range(len(h)+1):
+        assert _outcome(check_hist, h, start=k, pending_ok=pending_ok, max_ckpts=max_ckpts, user_first=user_first) == \
+               _outcome(_old_check_hist, h, start=k, pending_ok=pending_ok, max_ckpts=max_ckpts, user_first=user_first)
+
+def test_quick_readers_agree_on_odd_results():
+    "Results that the quick paths must leave to the full check as before (an id that is no str, keys beyond `_result_keys`): the same answer or error"
+    q = mk_tc_req('Let me add', [mk_tc('add', tcid='call_a', a=1)])
+    odd = [{'tool_call_id': ['x'], 'role': 'user', 'content': 'hi'}, {'tool_call_id': ['x'], 'role': 'tool', 'content': 'hi', 'name': 'add'},
+           {'tool_call_id': ['x'], 'a': 1, 'b': 2}, {'tool_call_id': 'call_a', 'role': 'tool', 'content': '1', 'x': 1},
+           {'tool_call_id': 'call_a', 'role': 'tool', 'name': 'add', 'x': 1}, {'tool_call_id': 'call_a', 'role': 'tool', 'content': 5}]
+    for r in odd:
+        for h in ([mk_msg('hi'), q, r], [mk_msg('hi'), r], [mk_msg('hi'), q, mk_tc_result(mk_tc('add', tcid='call_a'), '1'), r]):
+            assert _outcome(check_hist, h, pending_ok=True) == _outcome(_old_check_hist, h, pending_ok=True), h
+            assert _outcome(_plain_bytes, h, True) == _outcome(_old_plain_bytes, h, True), h
