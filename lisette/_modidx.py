@@ -797,6 +797,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers.codex_auth': ('providers.html#codex_auth', 'lisette/providers.py'),
                                    'lisette.providers.codex_auth_file': ('providers.html#codex_auth_file', 'lisette/providers.py'),
                                    'lisette.providers.context_tokens': ('providers.html#context_tokens', 'lisette/providers.py'),
+                                   'lisette.providers.custom_as_function': ('providers.html#custom_as_function', 'lisette/providers.py'),
                                    'lisette.providers.drops_reasoning_text': ( 'providers.html#drops_reasoning_text',
                                                                                'lisette/providers.py'),
                                    'lisette.providers.failed_locally': ('providers.html#failed_locally', 'lisette/providers.py'),

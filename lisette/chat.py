@@ -30,7 +30,7 @@ from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, tools_as_prompt, gemini_tools, tool_images_hidden, close_models, reply_citations, link_citations, placeholder_info, priced_by_reply_model,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, prefill_msg, prompts_joined, reasoning_filled, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, shorten_message, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, _chain)
+                               unreadable_reply, shorten_message, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, custom_as_function, _chain)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -869,7 +869,11 @@ def _fix_calls(self:Chat, t, m, made=(), named=()):
     if (tcs := m.tool_calls) is not None and not tcs: m.tool_calls = None  # `tool_calls: []`: OpenAI rejects it in a request
     if not tcs: return
     used = set(self._call_ids())  # (a copy: a failed turn takes this reply back out of the history)
-    for tc in tcs:
+    for j,tc in enumerate(tcs):
+        if (fc := custom_as_function(tc)) is not None:  # OpenAI's free-form call: no tool takes it, nor would a request hold it
+            tcs[j] = tc = fc
+            self._adjust(t, 'tool_call', f"the reply's call {fc.id!r} is a free-form (custom) call of {fc.function.name!r}, which lisette's tools do not take: "
+                                         "kept as a function call, its text the argument 'input'")
         tid, f = _tc_id(tc), _get(tc, 'function')
         if f is not None and (not _get(f, 'name') or tid in named):  # no tool has it: the call is answered as an unknown tool, but providers reject the empty name
             if isinstance(f, dict): f['name'] = unnamed_tool

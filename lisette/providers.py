@@ -16,9 +16,10 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
            'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response', 'reply_citations',
            'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'takes_long_ids', 'mend_chunk',
-           'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results', 'prompts_joined',
-           'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text', 'provider_call_names', 'unstored_reasoning',
-           'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details', 'link_citations']
+           'custom_as_function', 'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results',
+           'prompts_joined', 'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text', 'provider_call_names',
+           'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details',
+           'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, operator, os, re, sys, threading, time, traceback
@@ -1219,14 +1220,18 @@ def _own_index(tc, known):
     at = next((k for k,v in known.items() if v==tc.id and k!='_moved'), None)  # a call seen before, under another index
     moved[i] = tc.index = at if at is not None else 1 + max((k for k in known if isinstance(k, int)), default=-1)
 
+_no_function = object()
+
 def mend_chunk(c, known:dict, model:str=None, nameless:dict=None)->list:
     "Give the tool calls that start without an id in stream chunk `c` one in the style of `model`'s provider (litellm would drop them), and each call an index of its own: the ids made; calls still without a name go in `nameless` (see `_name_nameless`)"
     # (read through `__dict__`: pydantic's path for a field litellm left unset costs more than the rest of a chunk's handling)
     if not (ch := getattr(c, '__dict__', {}).get('choices')) or not (tcs := _get(ch[0], 'delta', 'tool_calls')): return []
     made = []
     for tc in tcs:
+        # (not a function call's delta: OpenAI's free-form `custom` call, which litellm's builder puts together itself, or no call at all, e.g. a `tool_calls` object)
+        if (f := getattr(tc, 'function', _no_function)) is _no_function: continue
         if tc.id and (tc.index is None or known.get(tc.index, tc.id)!=tc.id) or '_moved' in known: _own_index(tc, known)
-        f, start = tc.function, tc.index not in known
+        start = tc.index not in known
         if tc.id: known[tc.index] = tc.id
         elif start and f is not None and f.name and _idless_calls_dropped():
             tc.id = known[tc.index] = _new_call_id(model or _get(c, 'model'))
@@ -1242,6 +1247,17 @@ def _name_nameless(nameless:dict, name:str=unnamed_tool)->list:
     "Name `name` the calls a stream left without a name (`mend_chunk`'s `nameless`; `stream_chunk_builder` keeps only named calls, 1.106.2 to 1.110.2): their ids"
     for tc in nameless.values(): tc.function.name = name
     return [tc.id for tc in nameless.values()]
+
+from litellm.types.utils import ChatCompletionMessageToolCall
+
+def custom_as_function(tc):
+    """Function call in place of reply tool call `tc` when it is OpenAI's free-form kind (`type: custom`, its text in `custom.input`), else None.
+    litellm reads one (streamed or not) into a `ChatCompletionMessageCustomToolCall`, which has no `function`: no tool of a chat's takes it,
+    and a history holding it is no longer one lisette (or another provider) can send. As a function call its text is the argument `input`"""
+    if _get(tc, 'function') is not None or (c := _get(tc, 'custom')) is None: return None
+    name, text = _get(c, 'name'), _get(c, 'input')
+    return ChatCompletionMessageToolCall(id=_get(tc, 'id'), type='function', function=dict(
+        name=name if isinstance(name, str) else '', arguments=json.dumps({'input': text if isinstance(text, str) else ''})))
 
 # %% ../nbs/04_providers.ipynb #7058fdbb
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _kimi_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model

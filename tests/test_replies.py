@@ -625,3 +625,45 @@ def test_streamed_document_citations_keep_the_text_clean(fake_provider):
     chat = Chat('anthropic/claude-sonnet-4-5', api_base=fp.anthropic_base, api_key='k')
     list(chat(doc, stream=True))
     assert chat.hist[-1].content == 'According to the document, the grass is green.'
+
+def _custom_sse(tools_field):
+    "An OpenAI stream whose delta's `tool_calls` is `tools_field`, then a finish"
+    ch = lambda delta, fin=None: {'id': 'c', 'object': 'chat.completion.chunk', 'created': 1, 'model': 'gpt-4o-mini', 'choices': [{'index': 0, 'delta': delta, 'finish_reason': fin}]}
+    evs = [ch({'role': 'assistant', 'tool_calls': tools_field}), ch({}, 'tool_calls')]
+    return Reply(raw=b''.join(b'data: ' + json.dumps(e).encode() + b'\n\n' for e in evs) + b'data: [DONE]\n\n', headers={'content-type': 'text/event-stream'})
+
+_custom_call = {'id': 'call_c1', 'type': 'custom', 'custom': {'name': 'add', 'input': '1 and 2'}}
+
+@pytest.mark.parametrize('mode', ['plain', 'stream', 'astream'])
+def test_free_form_custom_call_does_not_wedge_the_chat(fake_provider, mode):
+    """An OpenAI free-form call (`type: custom`, as a custom tool in callkw['tools'] gets): kept as a function call with its
+    text as `input`, answered, and said; it stayed litellm's `ChatCompletionMessageCustomToolCall`, answered for a tool
+    named None, and every later request failed with a MessageFormatError (streamed: an AttributeError in `mend_chunk`)"""
+    import asyncio
+    fp = fake_provider
+    first = Reply(raw=_oa_body({'role': 'assistant', 'content': None, 'tool_calls': [_custom_call]})) if mode=='plain' else _custom_sse([{**_custom_call, 'index': 0}])
+    fp.queue(first, 'sorry', 'fine')
+    chat = (AsyncChat if mode=='astream' else Chat)('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    async def arun(msg): return [o async for o in await chat(msg, stream=True)]
+    run = lambda msg: asyncio.run(arun(msg)) if mode=='astream' else _quiet(list, chat(msg, stream=True)) if mode=='stream' else _quiet(chat, msg)
+    run('go')
+    tc = chat.hist[1].tool_calls[0]
+    assert (tc.id, tc.function.name, json.loads(tc.function.arguments)) == ('call_c1', 'add', {'input': '1 and 2'})
+    assert chat.hist[2]['tool_call_id'] == 'call_c1' and 'add was not called' in chat.hist[2]['content'] and chat.hist[-1].content == 'sorry'
+    assert any(a.kind=='tool_call' and 'free-form (custom)' in a.detail for a in chat.adjustments) and check_hist(chat.hist) is None
+    run('again')
+    assert chat.hist[-1].content == 'fine' and len(fp.requests) == 3
+
+@pytest.mark.parametrize('cls', [Chat, AsyncChat])
+def test_streamed_tool_calls_that_are_no_list(fake_provider, cls):
+    "A streamed delta whose `tool_calls` is an object, not a list: the text-less reply is kept as litellm builds it (no calls), not an AttributeError from `mend_chunk`"
+    import asyncio
+    fp = fake_provider
+    fp.queue(_custom_sse({'index': 0}), 'fine')
+    chat = cls('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    async def arun(msg): return [o async for o in await chat(msg, stream=True)]
+    run = lambda msg: asyncio.run(arun(msg)) if cls is AsyncChat else _quiet(list, chat(msg, stream=True))
+    run('go')
+    assert check_hist(chat.hist) is None and not chat.hist[1].tool_calls
+    run('again')
+    assert chat.hist[-1].content == 'fine'
