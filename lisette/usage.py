@@ -292,6 +292,8 @@ def _db_error(p, e:sqlite3.Error)->UsageLogError:
     if 'not a database' in msg: return UsageLogError(f"{p} is not a SQLite database ({err}): {_use_instead}.")
     if 'malformed' in msg or 'corrupt' in msg:
         return UsageLogError(f"{p} is damaged ({err}): restore it from a backup, or salvage its rows with `sqlite3 {p} .recover`; meanwhile log to a new file.")
+    if not p.startswith('file:') and Path(p).is_dir():  # (SQLite says "unable to open", or "disk I/O error" read-only)
+        return UsageLogError(f"{p} is a directory ({err}): give the path of a database file, e.g. {Path(p)/'usage.db'}.")
     if 'unable to open' in msg and not p.startswith('file:') and not Path(p).parent.is_dir():
         return UsageLogError(f"{p} cannot be created: its directory {Path(p).parent} does not exist ({err}). Create it, or log elsewhere.")
     return UsageLogError(f"{p} cannot be used ({err}): check that it is a SQLite database lisette may open, which no other program keeps locked.")

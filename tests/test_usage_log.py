@@ -464,6 +464,13 @@ def test_missing_directory_said(tmp_path, caplog):
     with caplog.at_level(logging.ERROR, logger='lisette.usage'): lg = LisetteUsageLogger(tmp_path/'nope'/'u.db')
     assert lg.errors == 1 and f"its directory {tmp_path/'nope'} does not exist" in caplog.text
 
+def test_directory_given_for_the_database_said(tmp_path, caplog):
+    "A directory passed as the database: logging and the queries say so (they said to check it is a database no other program keeps locked, or 'disk I/O error')"
+    with caplog.at_level(logging.ERROR, logger='lisette.usage'): lg = LisetteUsageLogger(tmp_path)
+    assert lg.errors == 1 and f"{tmp_path} is a directory" in caplog.text and str(tmp_path/'usage.db') in caplog.text
+    for q in (usage_by_model, usage_by_day, costliest_calls):
+        with pytest.raises(UsageLogError, match=f"{tmp_path} is a directory"): q(tmp_path)
+
 def test_totals_warn_about_text_where_numbers_belong(filled):
     "A shared or edited log with a cost or count that is not a number: SQLite adds it as 0, so the totals say so (and are right without it)"
     import warnings
