@@ -192,13 +192,24 @@ def _note_provider(e, model):
                + "Name it with its provider, e.g. 'anthropic/claude-sonnet-4-5', 'openai/gpt-4o-mini' (see litellm.model_cost for the names it knows).")
     e.lisette_noted = True
 
+def _may_retry(e, attempt, retries):
+    "Is error `e` one to send the request again for, `attempt` of `retries` retries made? (a reply the provider sent is never re-sent)"
+    return isinstance(e, _retryable) and not getattr(e, 'lisette_midstream', False) and attempt<retries and not isinstance(e, ChatTimeout) \
+       and not unreadable_reply(e) and not failed_locally(e) and not quota_exhausted(e)  # (litellm could not build the request, or the account has no credit: sending it again fails the same way)
+
 def _retry_delay(e, attempt, waited, retries):
-    "How long to wait before retrying after error `e`, or None to give up (a reply the provider sent is never re-sent)"
-    if not isinstance(e, _retryable) or getattr(e, 'lisette_midstream', False) or attempt>=retries or isinstance(e, ChatTimeout) or unreadable_reply(e) \
-       or failed_locally(e) or quota_exhausted(e): return None  # (litellm could not build the request, or the account has no credit: sending it again fails the same way)
+    "How long to wait before retrying after error `e`, or None to give up"
+    if not _may_retry(e, attempt, retries): return None
     d = _retry_after(e)
     if d is None: d = retry_backoff * 2**attempt * (0.75+random.random()/2)
     return d if waited+d<=retry_max_wait else None
+
+def _note_wait(e, model, attempt, waited, retries):
+    "Say under error `e`, given up on, that it was not retried as `model`'s `retry-after` asked for a longer wait than `retry_max_wait` leaves"
+    if not _may_retry(e, attempt, retries) or (d := _retry_after(e)) is None or not hasattr(e, 'add_note') or getattr(e, 'lisette_noted', False): return
+    e.add_note(f"lisette: not retried: {model} asked to wait {d:g} s before trying again (its retry-after header)" + (f", after {waited:.3g} s of waiting" if waited else '') +
+               f", longer than lisette waits for a request ({retry_max_wait:g} s in all, `lisette.chat.retry_max_wait`). Call the chat again later, or raise that limit.")
+    e.lisette_noted = True
 
 # %% ../nbs/06_chat.ipynb #98453cc2
 class Chat:
@@ -819,7 +830,7 @@ def _ask(self:Chat, t):
         try: return (yield _Call(kw))
         except (litellm.AuthenticationError, *_retryable) as e:
             if err := self._key_error(e, kw): raise err from e
-            if (d := _retry_delay(e, attempt, waited, self.retries)) is None: _note_unread(e, self.model); _note_quota(e); raise
+            if (d := _retry_delay(e, attempt, waited, self.retries)) is None: _note_unread(e, self.model); _note_quota(e); _note_wait(e, self.model, attempt, waited, self.retries); raise
             attempt, waited = attempt+1, waited+d
             yield _Sleep(d)
         except ContextWindowExceededError:

@@ -424,6 +424,16 @@ def test_bad_retry_after_ignored(proto, ra):
     fp.queue(Reply(status=429, error='slow down', headers={'retry-after': ra}), "ok")
     assert contents(Chat(m, **kw)("hi")).content == 'ok' and len(fp.requests) == 2
 
+@pytest.mark.parametrize('aio', [False, True])
+def test_retry_after_longer_than_lisette_waits_is_said(proto, aio):
+    "A 429 asking for a longer wait than lisette's limit (Anthropic and OpenAI may say 60 s): raised at once, as before, and the error now says why it was not retried"
+    fp, m, kw = proto
+    fp.queue(Reply(status=429, error='slow down', headers={'retry-after': '60'}), "never sent")
+    chat = (AsyncChat if aio else Chat)(m, **kw)
+    with pytest.raises(litellm.RateLimitError) as ei: asyncio.run(chat("hi")) if aio else chat("hi")
+    assert len(fp.requests) == 1 and chat.hist == []
+    assert any(f"not retried: {m} asked to wait 60 s" in n and 'lisette.chat.retry_max_wait' in n for n in getattr(ei.value, '__notes__', []))
+
 # ---- item 9: retries=0 is one request; a 200 is never re-sent
 
 def test_retries_zero_is_one_request(proto):
