@@ -488,6 +488,8 @@ def chat_state(chat:Chat)->dict:
            'hist': _enc(chat.hist), 'tc_res': tc_res, 'tc_res_repr': reprs,
            'use': asdict(chat.use), 'last_use': asdict(chat.last_use),
            'settings': {k:_no_limit(k, getattr(chat, k)) for k in _settings if hasattr(chat, k)}}
+    for k,v in getattr(chat, '_held_routing', {}).items():  # the file's own `api_base`, not used (not trusted), is written back: a save must not drop it
+        if k in res['settings'] and res['settings'][k] is None: res['settings'][k] = v
     if cx := _context_state(chat): res['context'] = cx
     return res
 
@@ -656,7 +658,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     if v!=chat_format_version:
         why = "Upgrade lisette to load it." if v>chat_format_version else "No lisette writes it."
         raise SavedChatError(src, 'version', f"format version {v}; this lisette reads version {chat_format_version}. {why}")
-    model = _field(d, 'model', lambda x: isinstance(x, str) and bool(x), "a model name", src)
+    model = _field(d, 'model', lambda x: isinstance(x, str) and bool(x.strip()), "a model name (a string that is not blank)", src)  # (as `Chat` takes one)
     sp, (hist, fixed, plain, at, read) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src, surrogates)
     tcr = d.get('tc_res')
     if not (tcr is None or isinstance(tcr, dict)): raise SavedChatError(src, 'tc_res', f"expected an object or null, got {type(tcr).__name__}")
@@ -667,6 +669,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
     settings = _settings_of(d, src, trusted, kw)
     tc_refs = kw.pop('tc_refs', tcr is not None)
     chat = cls(kw.pop('model', model), tools=tools, tc_refs=tc_refs, **(settings | kw))  # (`model=`: the conversation goes on with another)
+    if not trusted: chat._held_routing = {k: v for k in _routing if k not in kw and (v := d.get('settings', {}).get(k)) is not None}  # (unless one is set since)
     chat.sp = kw.get('sp', sp)  # as saved: Chat(tc_refs=True) would add the references prompt a second time
     for k in ('sp', 'tool_reminder'):  # the file's text, like its history's, without lone surrogates
         if k not in kw and isinstance(v := getattr(chat, k), str) and _has_surrogate(v): setattr(chat, k, _fix_str(v)); fixed += 1

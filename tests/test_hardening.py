@@ -495,6 +495,19 @@ def test_saved_api_base_not_used(fake_provider, tmp_path, monkeypatch):
         evil.queue("trusted")
         assert contents(load_chat(p, trusted=True)("continue")).content == 'trusted' and len(evil.requests) == 1
 
+def test_untrusted_load_and_save_keeps_the_files_api_base(fake_provider, tmp_path):
+    "A chat loaded without trusted=True (its api_base not used) and saved again keeps the file's api_base: it was written as null, so a later trusted load sent to the provider's default server"
+    fp = fake_provider
+    p = Chat('openai/gpt-4o-mini', hist=['hi', 'hello'], api_base=fp.openai_base).save(tmp_path/'c.json')
+    with pytest.warns(UserWarning, match='not used'): c = load_chat(p, api_key='k')
+    assert c.api_base is None
+    c.save(p)
+    assert json.loads(p.read_text())['settings']['api_base'] == fp.openai_base
+    fp.queue('from the saved server')
+    assert contents(load_chat(p, trusted=True, api_key='k')('go on')).content == 'from the saved server' and len(fp.requests) == 1
+    c.api_base = 'http://127.0.0.1:1/v1'; c.save(p)  # one set since is the chat's, and is saved
+    assert json.loads(p.read_text())['settings']['api_base'] == 'http://127.0.0.1:1/v1'
+
 class FakeProviderPair:
     "A second fake provider (the attacker's server)"
     def __enter__(self):
@@ -535,6 +548,7 @@ def test_every_saved_setting_has_a_check():
     (lambda d: d['hist'].append({'__lisette__': 'ToolCall', 'fields': {}}), 'hist[2]', 'not a message'),
     (lambda d: d['hist'].append({'role': 'robot', 'content': 'x'}), 'hist[2].role', "'role'"),
     (lambda d: d.update(model=None), 'model', 'expected a model name'), (lambda d: d.update(sp=3), 'sp', 'expected a string'),
+    (lambda d: d.update(model='  '), 'model', 'expected a model name (a string that is not blank)'),  # (was Chat's TypeError, naming neither the file nor the field)
     (lambda d: d['use'].update(cost='lots'), 'use.cost', 'non-negative number'), (lambda d: d['use'].update(evil=1), 'use.evil', 'not a usage field'),
     (lambda d: d.update(settings=[1]), 'settings', 'expected an object'), (lambda d: d.update(tc_res=[1]), 'tc_res', 'expected an object'),
     (lambda d: d.update(version='1'), 'version', 'format version'),
