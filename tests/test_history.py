@@ -274,6 +274,7 @@ def test_deep_arguments_in_a_given_history(proto):
 
 # ---- the quick readers of tool rounds (`_plain_calls`, `_plain_bytes`, `check_hist`) against frozen copies of them as they were
 # before they were made faster: on odd messages too, the same answers, the same side effects, the same errors
+# (a reference for the fast paths, not a spec: a fix that changes what check_hist accepts changes the copy with it)
 
 from litellm import Message as _Msg
 from litellm.types.utils import ChatCompletionMessageToolCall as _TC, Function as _Fn
