@@ -37,6 +37,7 @@ from dataclasses import field
 from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
 from .cachediag import note_request, cache_report as _cache_report, CacheReport
 from .switch import fit_request, _openai_itself
+from .providers import _server_call_id
 
 # %% ../nbs/06_chat.ipynb #13535b84
 def _schema(tool):
@@ -892,7 +893,7 @@ def _fix_calls(self:Chat, t, m, made=(), named=()):
             self._adjust(t, 'tool_call', f"the reply's call {tid!r} came without a tool name: named {unnamed_tool!r} (no tool runs for it)")
         if tid in made: self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call came without an id: given the id {tid!r}")
         elif litellm_made_id(tid): tid = None  # (litellm's uuid4 for a call without one: given one in the provider's style, and said)
-        if tid.__class__ is str and (tid.startswith('srvtoolu_') or tid and tid not in used): used.add(tid); continue  # (the provider's own calls keep theirs)
+        if tid.__class__ is str and (tid.startswith(_server_call_id) or tid and tid not in used): used.add(tid); continue  # (the provider's own calls keep theirs)
         tc.id = new = _new_call_id(self._target)  # in the style of the provider's own ids
         used.add(new)
         if tid is None or tid=='': self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call came without an id: given the id {new!r}"); continue
@@ -970,7 +971,7 @@ def _provider_tool_names(t, chat):
 def _mark_provider_calls(t, chat, m):
     """Mark the `srvtoolu_` calls of reply `m` to a provider tool of turn `t` that came without their result (litellm 1.106
     drops some: tool search's, a search still running beside a client call) as the provider's: never run or answered here"""
-    srv = [tc for tc in _get(m, 'tool_calls') or () if str(_tc_id(tc)).startswith('srvtoolu_')]
+    srv = [tc for tc in _get(m, 'tool_calls') or () if str(_tc_id(tc)).startswith(_server_call_id)]
     if not srv or not (names := _provider_tool_names(t, chat)): return
     ran = _provider_ran(m)
     if ids := [_tc_id(tc) for tc in srv if _tc_id(tc) not in ran and _tc_name(tc) in names]:

@@ -16,7 +16,7 @@ from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, MessageFormatError, _legacy_call, _legacy_call_ok, _get, _has_cache, _part_types, _nonblank, _audio_problem, max_cache_ckpts, _loads, _too_deep
 from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _plain_shape, _plain_calls, _text_roles, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
 from .tools import _provider_ran, _provider_marked, _tc_id, _tc_name
-from .providers import paused_msg
+from .providers import paused_msg, _server_call_id
 from .context import _msgs_bound, _bytes_bound
 from .usage import UsageStats
 from .chat import Chat, _not_plain
@@ -50,7 +50,7 @@ def _note_extras(d, i, notes):
     if nested_idx(d, 'provider_specific_fields', 'citations'): notes(i, "citations dropped")
     psf = d.get('provider_specific_fields') or {}
     if isinstance(psf, dict) and (psf.get('server_tool_calls') or psf.get('web_search_calls')) and \
-       not any(str(_tc_id(tc)).startswith('srvtoolu_') for tc in d.get('tool_calls') or []):  # (litellm 1.110 keeps them here; 1.106 among the calls)
+       not any(str(_tc_id(tc)).startswith(_server_call_id) for tc in d.get('tool_calls') or []):  # (litellm 1.110 keeps them here; 1.106 among the calls)
         notes(i, "the provider's own tool call(s) left out (web_search: it ran them itself; a request cannot carry them back)")
 
 def _odd(p):

@@ -654,10 +654,12 @@ def mark_paused(m):
 from .messages import _shown_calls
 from .tools import _srv_result_keys  # (where litellm keeps a reply's server tool results, and looks for a call's result when it sends the call back)
 
+_server_call_id = 'srvtoolu_'  # how a call Anthropic ran itself begins
+
 def join_paused_results(prev, m):
     "Copy onto paused message `prev` the results that its continuation `m` holds of the server tool calls `prev` left pending"
     if not paused_msg(prev): return
-    if not (ids := {i for tc in _shown_calls(prev) if isinstance(i := _get(tc, 'id'), str) and i.startswith('srvtoolu_')}): return  # (1.110 keeps them in the provider fields, 1.106 with the tool calls)
+    if not (ids := {i for tc in _shown_calls(prev) if isinstance(i := _get(tc, 'id'), str) and i.startswith(_server_call_id)}): return  # (1.110 keeps them in the provider fields, 1.106 with the tool calls)
     got, psf = _get(m, 'provider_specific_fields') or {}, _get(prev, 'provider_specific_fields')
     for k in _srv_result_keys:
         have = {r.get('tool_use_id') for r in psf.get(k) or () if isinstance(r, dict)}
@@ -1182,8 +1184,9 @@ _openai_id_max = 40  # the longest tool-call id OpenAI takes
 _short_id_kinds = ('openai', 'responses', 'deepseek')  # the provider kinds held to `_openai_id_max`
 
 # %% ../nbs/04_providers.ipynb #75e7ad2f
-_anthropic_call_ids = ('toolu_', 'tooluse_')  # how Anthropic's calls begin, and Bedrock's for its Claude
-_server_call_id = 'srvtoolu_'  # how a call Anthropic ran itself begins
+_anthropic_call_ids = ('toolu_', 'tooluse_')  # how Anthropic's calls begin, and Bedrock's for its Claude (its own calls begin with `_server_call_id`, above)
+_rs_only = {'openai_responses_replay'}  # provider fields only the Responses API reads back: litellm 1.110's replay of a reply's items
+_file_cites = ('file_citation', 'container_file_citation', 'file_path')  # annotations of a Responses reply's text citing files (kept in the provider fields)
 
 # %% ../nbs/04_providers.ipynb #8d2933c7
 _args_as_objects = ('anthropic', 'gemini')  # the provider kinds whose tool calls carry their arguments as an object, not a string

@@ -15,7 +15,7 @@ from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _
 from .tools import _tc_id
 from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items, drops_reasoning_text, takes_long_ids
 # what each provider takes back of another's history, and what litellm does to it on the way (told in the providers notebook)
-from .providers import _anthropic_id_form, _not_in_anthropic_id, _openai_id_max, _short_id_kinds, _anthropic_call_ids, _server_call_id
+from .providers import _anthropic_id_form, _not_in_anthropic_id, _openai_id_max, _short_id_kinds, _anthropic_call_ids, _server_call_id, _rs_only, _file_cites
 from .providers import _args_as_objects, _no_reasoning_text, _fields_sent_as_is, _groq_reasoning_note
 
 # %% ../nbs/06e_switch.ipynb #84017922
@@ -109,9 +109,6 @@ def _gemini_fields(m, kind):
            (psf.get('thought_signatures') or psf.get('server_side_tool_invocations')) else []
 
 # %% ../nbs/06e_switch.ipynb #e5871f04
-_rs_only = {'openai_responses_replay'}  # provider fields only the Responses API reads back: litellm 1.110's replay of a reply's items
-_file_cites = ('file_citation', 'container_file_citation', 'file_path')  # annotations of a Responses reply's text citing files (kept in the provider fields)
-
 def _responses_replay(m, kind):
     "Does assistant message `m` carry what only the Responses API reads back (litellm 1.110's `openai_responses_replay`, citations of files) for provider `kind`, which does not?"
     if kind=='responses' or not isinstance(psf := _get(m, 'provider_specific_fields'), dict): return False
