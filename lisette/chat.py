@@ -22,7 +22,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls, _is_num, _equal, _same_upto
 from .tools import *
-from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _positional, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result, _enum_back
+from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _positional, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result, _enum_back, _is_multi, _multi_calls, _multi_tool, _split_by_litellm
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
 from litellm import completion_cost
 from .stream import *
@@ -877,9 +877,12 @@ def _call_ids(self:Chat):
 
 @patch
 def _fix_calls(self:Chat, t, m, made=(), named=()):
-    "Make the tool calls of reply `m` valid to send back: an empty list dropped, every client call a name and an id no other call has (`made`: ids a stream's calls were given; `named`: ids of a stream's calls named `unnamed_tool`)"
+    "Make the tool calls of reply `m` valid to send back: an empty list dropped, a `multi_tool_use.parallel` call litellm split and kept left out, every client call a name and an id no other call has (`made`: ids a stream's calls were given; `named`: ids of a stream's calls named `unnamed_tool`)"
     if (tcs := m.tool_calls) is not None and not tcs: m.tool_calls = None  # `tool_calls: []`: OpenAI rejects it in a request
     if not tcs: return
+    if dup := [tc for tc in tcs if _tc_name(tc)==_multi_tool and _split_by_litellm(tc, tcs)]:  # (its calls would run twice)
+        tcs[:] = [tc for tc in tcs if not any(tc is d for d in dup)]
+        self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call(s) {', '.join(repr(_tc_id(d)) for d in dup)} left out: litellm split them into separate calls and left them in too")
     used = set(self._call_ids())  # (a copy: a failed turn takes this reply back out of the history)
     for j,tc in enumerate(tcs):
         if (fc := custom_as_function(tc)) is not None:  # OpenAI's free-form call: no tool takes it, nor would a request hold it
@@ -929,12 +932,22 @@ def cache_report(self:Chat)->CacheReport:
 def _tool_round(self:Chat, t, tcs):
     "Run tool calls `tcs` of turn `t` (a sub-generator): results go into the history and out to the caller"
     if t.steer.stopping: pairs = [(stopped_result, mk_tc_result(tc, stopped_result)) for tc in tcs]  # `chat.stop()`: don't run them
-    else: pairs = yield _Tools(tcs, t.schemas, t.ns)
+    else: pairs = yield _Tools(tcs, t.schemas, t.ns); self._note_multi(t, tcs)
     for _,tr in pairs: self._fix_text(t, tr, f"result of tool call {tr.get('tool_call_id')!r}"); self._fix_result(t, tr)
     self._hist += [tr for _,tr in pairs]
     for _,tr in pairs: yield _Out(tr)
     self._after_round(t, tcs, pairs)
     return pairs
+
+@patch
+def _note_multi(self:Chat, t, tcs):
+    "Say that the round ran the calls bundled in OpenAI's `multi_tool_use.parallel` calls of `tcs` (see `lisette.tools`)"
+    for tc in tcs:
+        if not _is_multi(tc, t.schemas): continue
+        try: names = [_tc_name(c) for c in _multi_calls(tc, t.schemas)]
+        except _ArgError: continue  # (not run: the model is told why, as for any call it cannot make)
+        self._adjust(t, 'tool_call', f"the reply's call {_tc_id(tc)!r} of {_multi_tool!r} (OpenAI's bundle of parallel calls, a tool the chat does not have): "
+                                     f"its {len(names)} calls ({', '.join(names)}) were run one after another and answered with one result, theirs in order")
 
 def _next_step(t, pz, tcs, pairs):
     "What follows a response of turn `t` (`pz`: did the provider pause it?): 'stop', 'pause' (send the history back), 'steer' (answer interjections), 'final' (ask to wrap up) or 'next'"

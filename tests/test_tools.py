@@ -858,3 +858,134 @@ def test_tool_image_to_a_model_unknown_or_not_said_is_sent(fake_provider, model)
     chat = Chat(model, tools=[draw], api_base=fp.openai_base, api_key='k')
     chat('draw')
     assert 'image_url' in json.dumps(fp.last['messages']) and not [a for a in chat.adjustments if a.kind=='tool_image']
+
+
+# --- OpenAI's `multi_tool_use.parallel`: one call of a tool nobody declared, bundling parallel calls. litellm splits it in a
+# reply it reads whole, not in a stream: there it was answered "Tool not defined" and the model lost a round
+
+import asyncio, warnings
+from lisette import StopResponse
+
+ran = []
+def m_add(a:int, b:int=0) -> int:
+    "Add two numbers"
+    ran.append(('m_add', a, b)); return a + b
+
+def m_mul(a:int, b:int) -> int:
+    "Multiply two numbers"
+    ran.append(('m_mul', a, b)); return a * b
+
+def m_boom() -> int:
+    "Fail"
+    ran.append(('m_boom',)); raise ValueError('boom')
+
+def m_stop() -> str:
+    "End the loop"
+    ran.append(('m_stop',)); return StopResponse('stopped')
+
+def _multi(args, tools=(m_add, m_mul), cls=Chat, fp=None, replies=('done',), **kw):
+    "A streamed turn (`cls`) whose first reply is one `multi_tool_use.parallel` call with `args` (a dict, or raw JSON text): the chat"
+    ran.clear()
+    fp.queue(Reply(tool_calls=[dict(name='multi_tool_use.parallel', arguments=args, id='call_p1')]), *replies)
+    chat = cls('openai/gpt-4o-mini', tools=list(tools), api_base=fp.openai_base, api_key='k')
+    async def arun(): return [o async for o in await chat('go', stream=True, **kw)]
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        asyncio.run(arun()) if cls is AsyncChat else list(chat('go', stream=True, **kw))
+    return chat
+
+def _uses(*calls): return {'tool_uses': [{'recipient_name': n, 'parameters': p} for n,p in calls]}
+
+def _answered(fp, chat):
+    "The one tool message of the request after the call (it answers 'call_p1'), the same as the history's; the history valid"
+    sent = fp.requests[1].body['messages']
+    assert [tc['function']['name'] for tc in sent[1]['tool_calls']] == ['multi_tool_use.parallel']
+    trs = [m for m in sent if m['role']=='tool']
+    assert len(trs)==1 and trs[0]['tool_call_id']=='call_p1', trs
+    assert check_hist(chat.hist) is None and [m['content'] for m in chat.hist if _get(m, 'role')=='tool'] == [trs[0]['content']]
+    return trs[0]['content']
+
+@pytest.mark.parametrize('cls', [Chat, AsyncChat])
+def test_multi_tool_use_parallel_runs_its_calls(fake_provider, cls):
+    "Its calls run (a `functions.` prefix or none), in order, and the one call gets one result holding theirs, each labelled with its tool's name; the chat says so"
+    chat = _multi(_uses(('functions.m_add', {'a': 1, 'b': 2}), ('m_mul', {'a': 3, 'b': 4})), cls=cls, fp=fake_provider)
+    assert ran == [('m_add', 1, 2), ('m_mul', 3, 4)]
+    assert _answered(fake_provider, chat) == 'm_add (call 1 of 2):\n3\n\nm_mul (call 2 of 2):\n12'
+    assert chat.hist[-1].content == 'done' and len(fake_provider.requests) == 2
+    [a] = [a for a in chat.adjustments if a.kind=='tool_call']
+    assert 'multi_tool_use.parallel' in a.detail and '2 calls (m_add, m_mul)' in a.detail
+
+@pytest.mark.parametrize('cls', [Chat, AsyncChat])
+def test_multi_tool_use_parallel_failing_tool(fake_provider, cls):
+    "A bundled call whose tool raises gets its traceback in its place, as any call does; the others run"
+    chat = _multi(_uses(('functions.m_boom', {}), ('functions.m_add', {'a': 1})), tools=(m_add, m_boom), cls=cls, fp=fake_provider)
+    res = _answered(fake_provider, chat)
+    assert ran == [('m_boom',), ('m_add', 1, 0)] and res.startswith('m_boom (call 1 of 2):\n') and 'ValueError: boom' in res and res.endswith('m_add (call 2 of 2):\n1')
+
+BAD_MULTI = [(_uses(('functions.m_add', {'a': 1}), ('functions.nope', {})), "there is no tool named 'nope'"),
+             (_uses(('functions.m_add', {'a': 1}), ('functions.multi_tool_use.parallel', {})), "there is no tool named 'multi_tool_use.parallel'"),
+             ({'tool_uses': 'x'}, '`tool_uses` must be a non-empty array'), ({}, '`tool_uses` must be a non-empty array'),
+             ({'tool_uses': [{'recipient_name': 'functions.m_add', 'parameters': []}]}, '`tool_uses[0]` is not an object'),
+             ({'tool_uses': [{'parameters': {'a': 1}}]}, '`tool_uses[0]` is not an object'),
+             ('{"tool_uses": [', 'Expecting value: line 1 column 16 (char 15). Arguments must be a JSON object. Make each'), ('[1]', 'expected a JSON object')]
+
+@pytest.mark.parametrize('cls', [Chat, AsyncChat])
+@pytest.mark.parametrize('args,words', BAD_MULTI, ids=['unknown', 'nested', 'not-a-list', 'missing', 'params-not-object', 'no-recipient', 'broken-json', 'not-an-object'])
+def test_multi_tool_use_parallel_unknown_recipient_or_bad_arguments(fake_provider, cls, args, words):
+    "None of its calls run; the call is answered once with an error naming the problem; the turn goes on"
+    chat = _multi(args, cls=cls, fp=fake_provider)
+    res = _answered(fake_provider, chat)
+    assert ran == [] and res.startswith('Tool multi_tool_use.parallel was not run') and words in res, res
+    assert chat.hist[-1].content == 'done' and not [a for a in chat.adjustments if a.kind=='tool_call']
+
+def test_multi_tool_use_parallel_stop_response_ends_the_loop(fake_provider):
+    "A bundled tool's `StopResponse` ends the loop as any tool's does: the next request is the final one (tools off)"
+    chat = _multi(_uses(('functions.m_stop', {}), ('functions.m_add', {'a': 1})), tools=(m_add, m_stop), fp=fake_provider)
+    _answered(fake_provider, chat)
+    assert ran == [('m_stop',), ('m_add', 1, 0)] and fake_provider.requests[1].body.get('tool_choice') == 'none'
+
+def test_multi_tool_use_parallel_declared_by_the_user_is_theirs(fake_provider):
+    "A tool the user declared under that name (a schema dict) is called as any tool, not unpacked"
+    got = []
+    class Multi:
+        __tool_schema__ = {'type': 'function', 'function': {'name': 'multi_tool_use.parallel', 'description': 'mine', 'parameters': {'type': 'object', 'properties': {}}}}
+        __name__ = 'multi_tool_use.parallel'
+        def __call__(self, **kw): got.append(kw); return 'mine'
+    chat = _multi(_uses(('functions.m_add', {'a': 1}),), tools=(m_add, Multi()), fp=fake_provider)
+    assert ran == [] and len(got) == 1 and _answered(fake_provider, chat) == 'mine'
+
+def _oa_reply(*tcs):
+    msg = {'role': 'assistant', 'content': None, 'tool_calls': list(tcs)}
+    return Reply(raw=json.dumps({'id': 'chatcmpl-x', 'object': 'chat.completion', 'created': 1, 'model': 'gpt-4o-mini',
+        'choices': [{'index': 0, 'message': msg, 'finish_reason': 'tool_calls'}], 'usage': {'prompt_tokens': 7, 'completion_tokens': 3, 'total_tokens': 10}}).encode())
+
+def _mcall(tid, *calls): return {'id': tid, 'type': 'function', 'function': {'name': 'multi_tool_use.parallel', 'arguments': json.dumps(_uses(*calls))}}
+
+def test_multi_tool_use_parallel_split_by_litellm_runs_once(fake_provider):
+    """Two such calls in a reply litellm reads whole: it splits both, but leaves the second in too (its `shift` counts the
+    calls added, not those replaced): that one is left out, said, so no call runs twice; the history stays valid"""
+    fp = fake_provider
+    ran.clear()
+    fp.queue(_oa_reply(_mcall('call_p1', ('functions.m_add', {'a': 1}), ('functions.m_add', {'a': 2})),
+                       _mcall('call_p2', ('functions.m_add', {'a': 3}), ('functions.m_mul', {'a': 4, 'b': 5}))), 'done')
+    chat = Chat('openai/gpt-4o-mini', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        chat('go')
+    assert sorted(ran) == [('m_add', 1, 0), ('m_add', 2, 0), ('m_add', 3, 0), ('m_mul', 4, 5)]
+    ids = [tc.id for tc in chat.hist[1].tool_calls]
+    assert ids == ['call_p1_0', 'call_p1_1', 'call_p2_0', 'call_p2_1'] and check_hist(chat.hist) is None
+    assert [m['tool_call_id'] for m in fp.last['messages'] if m['role']=='tool'] == ids
+    assert any(a.kind=='tool_call' and "'call_p2' left out: litellm split them" in a.detail for a in chat.adjustments)
+
+def test_multi_tool_use_parallel_split_by_litellm_plain(fake_provider):
+    "One such call in a reply litellm reads whole: litellm's split calls run as any calls (nothing for lisette to do)"
+    fp = fake_provider
+    ran.clear()
+    fp.queue(_oa_reply(_mcall('call_p1', ('functions.m_add', {'a': 1}), ('functions.m_mul', {'a': 2, 'b': 3}))), 'done')
+    chat = Chat('openai/gpt-4o-mini', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        chat('go')
+    assert sorted(ran) == [('m_add', 1, 0), ('m_mul', 2, 3)]  # (run at once: in any order)
+    assert [(m['tool_call_id'], m['content']) for m in fp.last['messages'] if m['role']=='tool'] == [('call_p1_0', '1'), ('call_p1_1', '6')]
