@@ -22,7 +22,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls, _is_num, _equal, _same_upto
 from .tools import *
-from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _positional, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result, _enum_back, _is_multi, _multi_calls, _multi_tool, _split_by_litellm
+from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _positional, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result, _enum_back, _is_multi, _multi_calls, _multi_tool
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
 from litellm import completion_cost
 from .stream import *
@@ -37,7 +37,7 @@ from dataclasses import field
 from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
 from .cachediag import note_request, cache_report as _cache_report, CacheReport
 from .switch import fit_request, _openai_itself
-from .providers import _server_call_id
+from .providers import _server_call_id, kept_split_multi
 
 # %% ../nbs/06_chat.ipynb #13535b84
 def _schema(tool):
@@ -880,7 +880,7 @@ def _fix_calls(self:Chat, t, m, made=(), named=()):
     "Make the tool calls of reply `m` valid to send back: an empty list dropped, a `multi_tool_use.parallel` call litellm split and kept left out, every client call a name and an id no other call has (`made`: ids a stream's calls were given; `named`: ids of a stream's calls named `unnamed_tool`)"
     if (tcs := m.tool_calls) is not None and not tcs: m.tool_calls = None  # `tool_calls: []`: OpenAI rejects it in a request
     if not tcs: return
-    if dup := [tc for tc in tcs if _tc_name(tc)==_multi_tool and _split_by_litellm(tc, tcs)]:  # (its calls would run twice)
+    if dup := kept_split_multi(tcs):  # (its calls would run twice)
         tcs[:] = [tc for tc in tcs if not any(tc is d for d in dup)]
         self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call(s) {', '.join(repr(_tc_id(d)) for d in dup)} left out: litellm split them into separate calls and left them in too")
     used = set(self._call_ids())  # (a copy: a failed turn takes this reply back out of the history)

@@ -16,10 +16,10 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
            'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response', 'reply_citations',
            'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'takes_long_ids', 'mend_chunk',
-           'custom_as_function', 'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results',
-           'prompts_joined', 'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text', 'provider_call_names',
-           'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details',
-           'link_citations']
+           'custom_as_function', 'kept_split_multi', 'install_mends', 'adapt_request', 'litellm_made_id',
+           'prompts_after_results', 'prompts_joined', 'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text',
+           'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal',
+           'openrouter_details', 'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, operator, os, re, sys, threading, time, traceback
@@ -1261,6 +1261,31 @@ def custom_as_function(tc):
     name, text = _get(c, 'name'), _get(c, 'input')
     return ChatCompletionMessageToolCall(id=_get(tc, 'id'), type='function', function=dict(
         name=name if isinstance(name, str) else '', arguments=json.dumps({'input': text if isinstance(text, str) else ''})))
+
+# %% ../nbs/04_providers.ipynb #d1d76bc4
+from .tools import _multi_tool, _parse_args, _tc_args, _ArgError, _tc_id, _tc_name
+from litellm.types.utils import ChatCompletionMessageToolCall, Function
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _litellm_keeps_split_multi():
+    "Does the installed litellm leave the second of two `multi_tool_use.parallel` calls in after splitting it?"
+    try: from litellm.litellm_core_utils.llm_response_utils.convert_dict_to_response import handle_invalid_parallel_tool_calls as split
+    except ImportError: return False  # (no splitter: nothing is split, nor kept)
+    args = json.dumps({'tool_uses': [{'recipient_name': 'functions.f', 'parameters': {}}]})
+    tcs = [ChatCompletionMessageToolCall(id=f'c{i}', type='function', function=Function(name=_multi_tool, arguments=args)) for i in (1, 2)]
+    return any(tc.function.name==_multi_tool for tc in split(tcs) or ())
+
+def _split_and_kept(tc, ids):
+    "Is `multi_tool_use.parallel` call `tc` one litellm split into calls with ids among `ids` (`<its id>_0`, `_1`, ...)?"
+    try: n = len(_parse_args(_tc_args(tc)).get('tool_uses') or ())
+    except (_ArgError, TypeError, AttributeError): return False
+    return n>0 and all(f"{_tc_id(tc)}_{i}" in ids for i in range(n))
+
+def kept_split_multi(tcs:list)->list:
+    "The `multi_tool_use.parallel` calls of `tcs` that litellm split into calls of their own and left in too (while the reproducer shows it does)"
+    if not _litellm_keeps_split_multi(): return []
+    ids = {_tc_id(o) for o in tcs}
+    return [tc for tc in tcs if _tc_name(tc)==_multi_tool and _split_and_kept(tc, ids)]
 
 # %% ../nbs/04_providers.ipynb #7058fdbb
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _kimi_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model

@@ -701,13 +701,6 @@ def _multi_calls(tc, tool_schemas):
     return [{'id': f"{_tc_id(tc)}_{i}", 'type': 'function', 'function': {'name': n, 'arguments': u.get('parameters') or {}}}
             for i,(n,u) in enumerate(zip(names, uses))]
 
-def _split_by_litellm(tc, tcs):
-    "Is `multi_tool_use.parallel` call `tc` one litellm split into calls of `tcs` (ids `<its id>_0`, `_1`, ...) and also left in?"
-    try: n = len(_parse_args(_tc_args(tc)).get('tool_uses') or ())
-    except (_ArgError, TypeError): return False
-    ids = {_tc_id(o) for o in tcs}
-    return n>0 and all(f"{_tc_id(tc)}_{i}" in ids for i in range(n))
-
 def _multi_error(e): return f"Tool {_multi_tool} was not run (none of its calls): {str(e).rstrip('.')}. Make each call a tool call of its own."
 
 def _text_parts(c): return c if isinstance(c, list) else [{'type': 'text', 'text': c}]
