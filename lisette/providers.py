@@ -2437,9 +2437,10 @@ def left_unstored(kw, res)->int:
 def _audio_chunks():
     "Two stream chunks of a spoken reply, their audio as the OpenAI SDK gives it"
     from litellm.types.utils import StreamingChoices, Delta
-    from openai.types.chat.chat_completion_chunk import ChoiceDeltaAudio
+    from openai.types.chat import chat_completion_chunk
+    Audio = getattr(chat_completion_chunk, 'ChoiceDeltaAudio', dict)  # (an SDK without the class keeps a delta's audio as a dict)
     mk = lambda d, fr=None: ModelResponseStream(id='r', model='gpt-4o-audio-preview', choices=[StreamingChoices(index=0, delta=d, finish_reason=fr)])
-    return [mk(Delta(role='assistant', audio=ChoiceDeltaAudio(id='a1', transcript='Hi'))), mk(Delta(audio=ChoiceDeltaAudio(transcript=' there')), 'stop')]
+    return [mk(Delta(role='assistant', audio=Audio(id='a1', transcript='Hi'))), mk(Delta(audio=Audio(transcript=' there')), 'stop')]
 
 @functools.cache  # asked once: what the installed litellm does cannot change
 def _audio_stream_breaks():

@@ -235,6 +235,31 @@ def test_streamed_spoken_reply(fake_provider, use_async):
     assert chat.hist[1].audio.transcript == 'Hello there!' and not chat.hist[1].content
     assert fp.last['messages'][1] == {'role': 'assistant', 'audio': {'id': 'audio_s1'}}
 
+_PROBE_VS_STREAM = """
+import os, sys, time; os.environ['LITELLM_LOCAL_MODEL_COST_MAP'] = 'True'; sys.path.insert(0, sys.argv[1])
+import litellm
+from test_switch import _spoken_stream
+from lisette.testing import FakeProvider
+from lisette.providers import _audio_stream_breaks
+with FakeProvider() as fp:
+    fp.queue(_spoken_stream(['Hello', ' there!'], int(time.time())+3600))
+    chunks = list(litellm.completion('openai/gpt-4o-audio-preview', [{'role': 'user', 'content': 'Say hi'}], api_base=fp.openai_base, api_key='k',
+                                     stream=True, modalities=['text', 'audio'], audio={'voice': 'alloy', 'format': 'pcm16'}))
+try: fails = litellm.stream_chunk_builder(chunks).choices[0].message.audio.transcript != 'Hello there!'
+except Exception: fails = True
+print(_audio_stream_breaks(), fails)
+"""
+
+def test_audio_probe_says_what_litellm_does():
+    """lisette's probe (does litellm's builder fail on a streamed spoken reply?) answers as litellm does on a real one, bare
+    litellm in a process of its own (no mend installed). With litellm 1.106.2 its OpenAI SDK has no `ChoiceDeltaAudio`:
+    the probe failed to build its chunks and said litellm fails, which it does not"""
+    import os, subprocess, sys
+    p = subprocess.run([sys.executable, '-c', _PROBE_VS_STREAM, os.path.dirname(__file__)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    probe, fails = p.stdout.split()
+    assert probe == fails, (probe, fails)
+
 # A call's `model=`: one turn on another model, the chat's own model back afterwards
 
 @pytest.mark.parametrize('m,base', LEGS[1:4])
