@@ -1412,6 +1412,45 @@ def _anthropic_idless_calls():
 
 _on_first_request.append(_anthropic_idless_calls)
 
+# %% ../nbs/04_providers.ipynb #5a48e336
+_split_mod = 'litellm.litellm_core_utils.llm_response_utils.convert_dict_to_response'
+_split_probes = ('{"n": 1' + '0'*5000 + '}', '{"tool_uses": "x"}')  # a number Python will not convert; a bundle of the wrong shape
+
+def _split_probe(split, args):
+    "Run litellm's splitter `split` on a call with arguments `args`"
+    name = _multi_tool if 'tool_uses' in args else 'f'
+    return split([ChatCompletionMessageToolCall(id='c', type='function', function=Function(name=name, arguments=args))])
+
+def _fails(f):
+    try: f(); return False
+    except Exception: return True
+
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _litellm_split_fails():
+    "Does the installed litellm's splitter of `multi_tool_use.parallel` calls raise on arguments it cannot parse (and so lose the reply)?"
+    split = importlib.import_module(_split_mod).handle_invalid_parallel_tool_calls
+    return any(_fails(lambda: _split_probe(split, a)) for a in _split_probes)
+
+def _safe_split(orig):
+    "litellm's splitter `orig`, leaving the calls as they came when it cannot parse their arguments (as it does for arguments that are not JSON)"
+    @functools.wraps(orig)
+    def handle_invalid_parallel_tool_calls(tool_calls):
+        try: return orig(tool_calls)
+        except Exception: return tool_calls  # (it raises before it changes the list: the calls as sent, for the chat to answer)
+    handle_invalid_parallel_tool_calls._lisette = True
+    return handle_invalid_parallel_tool_calls
+
+def _read_unparsed_calls():
+    "Wrap litellm's splitter, in every module that holds it, while the reproducer shows it raises (idempotent)"
+    orig = importlib.import_module(_split_mod).handle_invalid_parallel_tool_calls
+    if getattr(orig, '_lisette', False) or not _litellm_split_fails(): return
+    safe = _safe_split(orig)
+    for m in [m for n,m in list(sys.modules.items()) if n.startswith('litellm') and m is not None]:  # (its importers hold it by name)
+        for k in ('handle_invalid_parallel_tool_calls', '_handle_invalid_parallel_tool_calls'):
+            if getattr(m, '__dict__', {}).get(k) is orig: setattr(m, k, safe)
+
+_on_first_request.append(_read_unparsed_calls)
+
 # %% ../nbs/04_providers.ipynb #a5ca3e79
 def _plain_text_of(c):
     "Content `c` as plain text, or None when it holds more than text"

@@ -7,7 +7,7 @@ import litellm, pytest
 from lisette import Chat, AsyncChat, ToolResponse
 from lisette.testing import Reply
 from lisette.tools import ToolResults, _filter_srvtools, _tc_id
-from lisette.messages import _get
+from lisette.messages import _get, contents
 
 calls = []
 
@@ -73,12 +73,12 @@ def test_bad_arguments_go_back_to_the_model(proto, fn, args, words):
 DEEP = '{"n": ' + '['*100_000 + ']'*100_000 + '}'
 BIG = '{"n": 1' + '0'*5000 + '}'
 
-# Non-streamed, litellm itself fails on DEEP and BIG while building the response (it catches only JSONDecodeError in
-# `handle_invalid_parallel_tool_calls`), before lisette sees the call: that needs a guarded fix in providers.py.
-RAW = [(DEEP, ['f_int', 'nest'], True), (BIG, ['f_int', 'digits'], True)] + [
+# Non-streamed, litellm itself failed on DEEP and BIG while building the response (it catches only JSONDecodeError in
+# `handle_invalid_parallel_tool_calls`), before lisette saw the call: providers' `_read_unparsed_calls` mends it.
+RAW = [(a, w, s) for a,w in [(DEEP, ['f_int', 'nest']), (BIG, ['f_int', 'digits'])] for s in (True, False)] + [
        (a, w, s) for a,w in [('{"n": ' + '['*500 + ']'*500 + '}', ['f_int', 'nest']), ('[1]', ['f_int', 'JSON object'])] for s in (False, True)]
 
-@pytest.mark.parametrize('args,words,stream', RAW, ids=['deep-stream', 'digits-stream', 'nest500', 'nest500-stream', 'array', 'array-stream'])
+@pytest.mark.parametrize('args,words,stream', RAW, ids=['deep-stream', 'deep', 'digits-stream', 'digits', 'nest500', 'nest500-stream', 'array', 'array-stream'])
 def test_unparseable_arguments_go_back_to_the_model(fake_provider, args, words, stream):
     fp = fake_provider
     res = run_tool((fp, 'openai/gpt-4o-mini', dict(api_base=fp.openai_base, api_key='k')), f_int, args, stream=stream)
@@ -95,7 +95,7 @@ from lisette.history import check_hist
 from lisette.testing import _oa_sse, _an_sse
 
 def deep_reply(p, name='f_int'):
-    "A reply of protocol `p` calling tool `name` with DEEP arguments: streamed in one piece by OpenAI and Anthropic (the fake provider's eighths would be 25,000 events; litellm cannot read OpenAI's unstreamed reply, see above), sent whole by Responses. Gemini sends arguments as JSON objects, which no request body can nest this deep"
+    "A reply of protocol `p` calling tool `name` with DEEP arguments: streamed in one piece by OpenAI and Anthropic (the fake provider's eighths would be 25,000 events; OpenAI's unstreamed reply: see RAW above), sent whole by Responses. Gemini sends arguments as JSON objects, which no request body can nest this deep"
     deep = json.dumps(DEEP)[1:-1].encode()  # (as it is inside a JSON string)
     if p=='responses': return Reply(tool_calls=[dict(name=name, arguments=DEEP, id='call_deep')])
     if p=='openai':
@@ -977,6 +977,16 @@ def test_multi_tool_use_parallel_split_by_litellm_runs_once(fake_provider):
     assert ids == ['call_p1_0', 'call_p1_1', 'call_p2_0', 'call_p2_1'] and check_hist(chat.hist) is None
     assert [m['tool_call_id'] for m in fp.last['messages'] if m['role']=='tool'] == ids
     assert any(a.kind=='tool_call' and "'call_p2' left out: litellm split them" in a.detail for a in chat.adjustments)
+
+def test_multi_tool_use_parallel_bad_arguments_read_whole(fake_provider):
+    "A bundle of the wrong shape in a reply litellm reads whole: litellm's splitter raised on it and the reply was lost (InternalServerError); now the call is answered with what is wrong, and the turn goes on"
+    fp = fake_provider
+    ran.clear()
+    fp.queue(_oa_reply({'id': 'call_p1', 'type': 'function', 'function': {'name': 'multi_tool_use.parallel', 'arguments': '{"tool_uses": "x"}'}}), 'done')
+    chat = Chat('openai/gpt-4o-mini', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
+    assert contents(chat('go')).content == 'done'
+    res = _answered(fp, chat)
+    assert ran == [] and res.startswith('Tool multi_tool_use.parallel was not run') and '`tool_uses` must be a non-empty array' in res, res
 
 def test_multi_tool_use_parallel_split_by_litellm_plain(fake_provider):
     "One such call in a reply litellm reads whole: litellm's split calls run as any calls (nothing for lisette to do)"
