@@ -270,10 +270,13 @@ def _lisette_version(c:sqlite3.Connection, p)->int|None:
     "Schema version of the lisette usage database `p` (open as `c`), None if it is empty; `UsageLogError` if it is not lisette's"
     app, v = [c.execute(f'PRAGMA {k}').fetchone()[0] for k in ('application_id', 'user_version')]
     if app not in (0, _APP_ID): raise _not_lisettes(p, f"its application_id {app:#x} is another program's")
-    tables = [o[0] for o in c.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+    kinds = dict(c.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table','view') ORDER BY name"))
+    tables, views = [n for n,t in kinds.items() if t=='table'], [n for n,t in kinds.items() if t=='view']
+    if 'usage' in views: raise _not_lisettes(p, "its `usage` is a view, not a table")
     if 'usage' not in tables:
-        if not tables and v==0: return None
-        raise _not_lisettes(p, f"it has tables ({_some(tables)}) but no `usage` table" if tables else f"it has no tables, yet its user_version is {v}")
+        if not kinds and v==0: return None  # (a view alone is not an empty database: it is someone's)
+        raise _not_lisettes(p, f"it has tables ({_some(tables)}) but no `usage` table" if tables else
+                            f"it has views ({_some(views)}) but no tables" if views else f"it has no tables, yet its user_version is {v}")
     if v>SCHEMA_VERSION:
         if app==_APP_ID: raise UsageLogError(f"{p} was written by a newer lisette (usage schema v{v}; this one knows up to v{SCHEMA_VERSION}): upgrade lisette to use it.")
         raise _not_lisettes(p, f"its user_version {v} is no lisette schema version")

@@ -621,6 +621,8 @@ NOT_LISETTES = { # name: (make the file at p, what the UsageLogError says beside
                           'it lacks timestamp, user_id, prompt_tokens and 7 more'),
     'their_usage_table_v2': (lambda p: _sql_db(p, 'CREATE TABLE usage (id INTEGER PRIMARY KEY, model TEXT)', 'PRAGMA user_version=2'), 'it lacks timestamp'),
     'extra_column': (lambda p: _sql_db(p, _v2_table, 'ALTER TABLE usage ADD COLUMN note TEXT', 'PRAGMA user_version=2'), 'it has note'),
+    'usage_view': (lambda p: _sql_db(p, 'CREATE VIEW usage AS SELECT 1 AS id'), 'its `usage` is a view, not a table'),
+    'only_views': (lambda p: _sql_db(p, 'CREATE VIEW totals AS SELECT 1 AS n'), 'it has views (totals) but no tables'),
     'no_table_v2': (lambda p: _sql_db(p, 'PRAGMA user_version=2'), 'it has no tables, yet its user_version is 2'),
     'unknown_version': (lambda p: _sql_db(p, _v2_table, 'PRAGMA user_version=7'), 'its user_version 7 is no lisette schema version'),
     'other_app_id': (lambda p: _sql_db(p, _v2_table, 'PRAGMA user_version=2', 'PRAGMA application_id=1196444487'), "application_id 0x47504b47 is another program's")}
