@@ -467,6 +467,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'lisette.messages._tc_line': ('messages.html#_tc_line', 'lisette/messages.py'),
                                   'lisette.messages._tc_psf_problem': ('messages.html#_tc_psf_problem', 'lisette/messages.py'),
                                   'lisette.messages._too_deep': ('messages.html#_too_deep', 'lisette/messages.py'),
+                                  'lisette.messages._tool_call_id_problem': ('messages.html#_tool_call_id_problem', 'lisette/messages.py'),
                                   'lisette.messages._tr_from_block': ('messages.html#_tr_from_block', 'lisette/messages.py'),
                                   'lisette.messages._unknown_bytes': ('messages.html#_unknown_bytes', 'lisette/messages.py'),
                                   'lisette.messages._unpend': ('messages.html#_unpend', 'lisette/messages.py'),

@@ -394,12 +394,16 @@ def _part_type_problem(j, t):
     return f'content[{j}].type', f"is {t!r}, a content part litellm does not send: {todo}"
 
 # %% ../nbs/01_messages.ipynb #23865924
+def _tool_call_id_problem(tid):
+    "What is wrong with a tool message's `tool_call_id` `tid` (not a non-empty str)"
+    what = "is missing" if tid is None else "is empty" if tid=='' else f"is {str(tid)[:40]}, of type {type(tid).__name__}, not a str"
+    return f"{what}: a tool message answers one tool call, so give the `id` of the call it answers"
+
 def _shape_problem(m, need_ids=True):
     "(field, problem) for the first shape problem of message `m`, or None"
     role, c, tcs = _get(m, 'role'), _get(m, 'content'), _get(m, 'tool_calls')
     if role not in _msg_roles: return _role_problem(role)
-    if need_ids and role=='tool' and not (isinstance(_get(m, 'tool_call_id'), str) and _get(m, 'tool_call_id')):
-        return 'tool_call_id', "is missing: a tool message answers one tool call, so give the `id` of the call it answers"
+    if need_ids and role=='tool' and not (isinstance(tid := _get(m, 'tool_call_id'), str) and tid): return 'tool_call_id', _tool_call_id_problem(tid)
     if tcs:
         if role!='assistant': return 'tool_calls', f"is on a {role!r} message; only assistant messages request tool calls"
         if not isinstance(tcs, list): return 'tool_calls', f"is a {type(tcs).__name__}; give a list of tool calls"

@@ -581,7 +581,7 @@ def test_load_names_the_first_bad_message(tmp_path):
     del d['hist'][1]  # a whole history in the quick form but one tool result's id: its own message is named (not the quick pass's verdict)
     d['hist'][1]['tool_call_id'] = 7
     p.write_text(json.dumps(d))
-    with pytest.raises(SavedChatError, match=r"hist\[1\].*tool_call_id"): load_chat(p)
+    with pytest.raises(SavedChatError, match=r"hist\[1\].*tool_call_id' is 7, of type int, not a str"): load_chat(p)  # (not "is missing")
 
 @pytest.mark.parametrize('own', [None, 'srvtoolu_01', [3]])
 def test_load_checks_provider_fields_on_both_paths(tmp_path, own):
