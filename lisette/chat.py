@@ -30,7 +30,7 @@ from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, tools_as_prompt, gemini_tools, tool_images_hidden, close_models, reply_citations, link_citations, placeholder_info, priced_by_reply_model,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, prefill_msg, prompts_joined, reasoning_filled, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, shorten_message, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, custom_as_function, _chain)
+                               unreadable_reply, shorten_message, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, custom_as_function, _chain, _call_lost, _odd_delta_text)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -614,12 +614,26 @@ def _after_response(self:Chat, r, prefill):
     if (w := _stop_warnings.get(stop_reason(r)) or native_stop_warning(r)) and not paused(r):  # (litellm 1.110 reports a paused turn as 'length': it is not cut off, it goes on)
         if text_splits_reasoning(m): self._adjust(None, 'reply', f"{w} (not written into the reply: as its text, it would go between its reasoning and its tool call, which the provider refuses)")
         else: add_warning(r, w)
+    lost = self._note_unreadable_parts(r)
     if _compacted_only(m, 'assistant', m.content): m.content = None  # the compaction is its content (litellm would send an empty text as words of its own)
     elif not m.tool_calls and not _spoken(m, 'assistant', m.content) and (c := _nonblank(m.content))!=m.content:  # an empty reply would make every later request invalid (a spoken one is not empty)
         if _get(m, 'images') and not _shown_calls(m): self._adjust(None, 'image_reply', f"{self.model} replied with image(s) and no text: the text stored as {c!r}, as providers reject empty messages")
+        elif lost: self._adjust(None, 'empty_reply', f"{self.model}'s reply held no text that litellm could read ({lost}): stored as {c!r}, as providers reject empty messages")
         elif not _shown_calls(m): self._adjust(None, 'empty_reply', f"{self.model} replied with no text{' (only white space)' if m.content else ''}: stored as {c!r}, as providers reject empty messages")  # (one that only ran the provider's search, or made an image, said something)
         m.content = c
     return m, *self._count_use(r)
+
+@patch
+def _note_unreadable_parts(self:Chat, r)->str:
+    "Say what of reply `r` litellm could not read and left out (a streamed tool call, text that was no string): what, briefly, or ''"
+    lost = []
+    if odd := (_hidden(r) or {}).get('lisette_odd_text'):
+        self._adjust(None, 'reply', f"{len(odd)} streamed piece(s) of the reply's text were no string (the first: {str(odd[0])[:40]}, of type {type(odd[0]).__name__}): "
+                                    "litellm left them out of the reply"); lost.append('text that was no string')
+    if _call_lost(r):
+        self._adjust(None, 'tool_call', "the reply ended for a tool call (finish reason 'tool_calls'), yet held none that litellm could read "
+                                        "(it leaves out a streamed tool call it cannot parse, and logs why): no tool was run; ask again"); lost.append('a tool call')
+    return ' and '.join(lost)
 
 def _bad_size(bad): return bool(bad.keys() & {'prompt_tokens', 'completion_tokens'})  # (the counts that bound the context)
 
@@ -1209,6 +1223,7 @@ def _stream_response(r, chunks, seen=None):
     res = keep_native_finish(keep_refusal(merge_stream_fields(built, chunks) or _build(chunks), chunks), r)
     if seen is not None and (seen.made or seen.named) and isinstance(hp := _hidden(res), dict):  # for `_fix_calls` to report
         hp['lisette_made_ids'], hp['lisette_named_ids'] = seen.made, seen.named
+    if seen is not None and seen.odd and isinstance(hp := _hidden(res), dict): hp['lisette_odd_text'] = seen.odd  # for `_note_unreadable_parts` to report
     if (su := stream_usage(r)) is not None and isinstance(hp := _hidden(res), dict):  # the provider's own usage, read once
         if su is False: hp['lisette_usage_estimated'] = True  # for `_count_use` to report
         elif its := _get(su, 'iterations'): hp['lisette_iterations'] = its  # for `context_tokens` (a compaction)
@@ -1345,10 +1360,11 @@ def _in_call_order(tc_res, tcs):
 
 class _Seen:
     "Stream post-processor: citations to footnotes, ids for tool calls that came without (`mend_chunk`), and a count of chunks seen (a stream that started is not retried)"
-    def __init__(self, model=None): self.n, self.known, self.made, self.nameless, self.named, self.model = 0, {}, [], {}, [], model  # `model`: the request's, for the ids' style
+    def __init__(self, model=None): self.n, self.known, self.made, self.nameless, self.named, self.model, self.odd = 0, {}, [], {}, [], model, []  # `model`: the request's, for the ids' style
     def __call__(self, chunk):
         self.n += 1; cite_footnote(chunk)
         if made := mend_chunk(chunk, self.known, self.model, self.nameless): self.made += made
+        if (t := _odd_delta_text(chunk)) is not None: self.odd.append(t)  # (text litellm's builder leaves out)
     def ended(self):
         "The stream ended: calls still without a name are named `unnamed_tool` (answered as calls of a tool the chat does not have)"
         if self.nameless: self.named = _name_nameless(self.nameless, unnamed_tool)

@@ -1262,6 +1262,17 @@ def custom_as_function(tc):
     return ChatCompletionMessageToolCall(id=_get(tc, 'id'), type='function', function=dict(
         name=name if isinstance(name, str) else '', arguments=json.dumps({'input': text if isinstance(text, str) else ''})))
 
+# %% ../nbs/04_providers.ipynb #8d08f99a
+def _call_lost(r)->bool:
+    "Did reply `r` end for a tool call (finish reason 'tool_calls') yet hold none? litellm drops a streamed call delta it cannot parse"
+    m = r.choices[0].message if getattr(r, 'choices', None) else None
+    return m is not None and r.choices[0].finish_reason=='tool_calls' and not _get(m, 'tool_calls') and not _shown_calls(m)
+
+def _odd_delta_text(c):
+    "The content of stream chunk `c`'s delta when it is neither text nor a list of parts (e.g. `5`), which litellm's builder leaves out; else None"
+    if not (ch := getattr(c, '__dict__', {}).get('choices')) or (t := _get(ch[0], 'delta', 'content')) is None: return None
+    return None if isinstance(t, (str, list)) else t
+
 # %% ../nbs/04_providers.ipynb #d1d76bc4
 from .tools import _multi_tool, _parse_args, _tc_args, _ArgError, _tc_id, _tc_name
 from litellm.types.utils import ChatCompletionMessageToolCall, Function

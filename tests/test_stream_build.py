@@ -81,3 +81,40 @@ def test_odd_reasoning_details_in_a_stream():
         m = stream_chunk_builder([ch(content='', reasoning_details=bad), ch(content='hi')]).choices[0].message
         assert m.content == 'hi'
         if _details_lost(): assert (m.provider_specific_fields or {}).get('reasoning_details', []) == want
+
+def _raw_openai(*deltas, finish='stop'):
+    "An OpenAI stream body of `deltas`, then an empty delta with `finish`"
+    import json
+    ch = lambda d, fr=None: {'id': 'c1', 'object': 'chat.completion.chunk', 'created': 1, 'model': 'gpt-4o-mini', 'choices': [{'index': 0, 'delta': d, 'finish_reason': fr}]}
+    return ''.join(f"data: {json.dumps(e)}\n\n" for e in [ch(d) for d in deltas] + [ch({}, finish)]).encode() + b"data: [DONE]\n\n"
+
+_bad_call = {'index': 'x', 'id': 'call_1', 'type': 'function', 'function': {'name': 'add', 'arguments': '{"a": 1, "b": 2}'}}
+
+@pytest.mark.parametrize('case', ['call_alone', 'call_after_text', 'int_text'])
+def test_stream_parts_litellm_could_not_read_are_said(fake_provider, case):
+    """A streamed delta with a field of the wrong JSON type is lost in litellm (a tool call delta with `index: "x"`,
+    text `content: 5`): the chat said the model 'replied with no text', or nothing at all when text came before the
+    lost call. It now says what was lost, and the history stays one the next request can send"""
+    import warnings
+    from lisette.providers import quiet_litellm
+    fp, ran = fake_provider, []
+    def add(a:int, b:int)->int:
+        "Add a and b"
+        ran.append((a, b)); return a+b
+    deltas, finish = {'call_alone': ([{'role': 'assistant', 'content': None, 'tool_calls': [_bad_call]}], 'tool_calls'),
+                      'call_after_text': ([{'role': 'assistant', 'content': 'Adding.'}, {'tool_calls': [_bad_call]}], 'tool_calls'),
+                      'int_text': ([{'role': 'assistant', 'content': 5}], 'stop')}[case]
+    fp.queue(Reply(raw=_raw_openai(*deltas, finish=finish)), 'Done.')
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings(), quiet_litellm():
+        warnings.simplefilter('ignore')
+        list(chat('add 1 and 2', stream=True))
+    adj = {a.kind: a.detail for a in chat.adjustments}
+    assert ran == []
+    if case=='int_text': assert "were no string (the first: 5, of type int): litellm left them out" in adj['reply']
+    else: assert "finish reason 'tool_calls'), yet held none that litellm could read" in adj['tool_call']
+    if case=='call_after_text': assert chat.hist[-1].content == 'Adding.'
+    else:
+        assert 'replied with no text' not in adj['empty_reply'] and "held no text that litellm could read" in adj['empty_reply']
+        assert chat.hist[-1].content == '.'
+    assert chat('again').choices[0].message.content == 'Done.'  # the history is still valid
