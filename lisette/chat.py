@@ -30,7 +30,7 @@ from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, tools_as_prompt, gemini_tools, tool_images_hidden, close_models, reply_citations, link_citations, placeholder_info, priced_by_reply_model,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, prefill_msg, prompts_joined, reasoning_filled, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, shorten_message, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, custom_as_function, _chain, _call_lost, _odd_delta_text)
+                               unreadable_reply, shorten_message, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, custom_as_function, _chain, _call_lost, _odd_delta_text, _no_content)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -174,7 +174,9 @@ def _retry_after(e):
 def _note_unread(e, model):
     "Say under litellm's error `e` for a 2xx reply it could not read (its words name a parser, or hold its traceback) what it was, and why it was not retried"
     if unreadable_reply(e) and hasattr(e, 'add_note') and not getattr(e, 'lisette_noted', False):  # (notes: Python 3.11 on)
-        e.add_note(f"lisette: {model} answered (status 2xx) with a reply litellm could not read, so there is no answer to add to the "
+        if _no_content(e): e.add_note(f"lisette: {model} answered HTTP 204 (No Content): no reply at all, so there is no answer to add to the history. "
+                                              "It was not sent again, as a success status is the server's answer, not a passing failure: check that api_base is the model's endpoint.")
+        else: e.add_note(f"lisette: {model} answered (status 2xx) with a reply litellm could not read, so there is no answer to add to the "
                    "history. It was not sent again, as the provider may have billed it; call the chat again to retry.")
         e.lisette_noted = True
         shorten_message(e)  # (not the megabytes of a reply litellm could not read)

@@ -753,9 +753,21 @@ def _failed_reading(e):
     return any(not type(l).__module__.startswith(('litellm', 'httpx', 'openai', 'aiohttp')) and
                any(_reads_reply(f) for f,_ in traceback.walk_tb(l.__traceback__)) for l in list(_chain(e))[1:])
 
+def _links(e):
+    "Failure `e` and every cause litellm keeps (`original_exception`, `__cause__`, `__context__`), each once"
+    todo, seen = [e], set()
+    while todo:
+        if (x := todo.pop(0)) is None or id(x) in seen: continue
+        seen.add(id(x)); yield x
+        todo += [getattr(x, 'original_exception', None), x.__cause__, x.__context__]
+
+def _no_content(e)->bool:
+    "Did failure `e` come from an HTTP 204 (No Content) answer? litellm raises a stream answered so as an `APIConnectionError`, the status kept only on the provider's error inside (Anthropic, Gemini; 1.106.2 to 1.110.2)"
+    return any(getattr(x, 'status_code', None)==204 for x in _links(e))  # (not any 2xx: Anthropic's error body sent with a 200 is its error, and retried)
+
 def unreadable_reply(e)->bool:
     "Did failure `e` come from a reply the provider sent (2xx) that litellm could not read? (then re-sending may bill twice)"
-    return any(s in str(e) for s in _unreadable) or _failed_reading(e)
+    return any(s in str(e) for s in _unreadable) or _failed_reading(e) or _no_content(e)
 
 def shorten_message(e, mx:int=4000):
     "Cut litellm error `e`'s message to `mx` characters, the whole of it kept in `e.lisette_full_message`: for a reply it could not read, litellm adds the reply itself (a tool call's arguments can be megabytes)"

@@ -924,6 +924,7 @@ def _reply(self:_Handler, rep, body, ctx, fp):
 def _stream(self:_Handler, rep, events):
     "Send encoded SSE `events` as a chunked body, one write per event"
     self.send_response(rep.status)
+    if rep.status in (204, 304): return self.end_headers()  # (no body, not even chunked framing, which HTTP forbids for these: a client reads it as the next response)
     for k,v in {'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'Transfer-Encoding': 'chunked', **rep.headers}.items():
         self.send_header(k, str(v))
     self.end_headers()

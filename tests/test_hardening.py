@@ -446,6 +446,21 @@ def test_retries_zero_is_one_request(proto):
     with pytest.raises(litellm.ServiceUnavailableError): asyncio.run(main())
     assert len(fp.requests) == 1
 
+@pytest.mark.parametrize('aio', [False, True])
+def test_stream_answered_204_sent_once_and_said(proto, aio):
+    """A streamed request answered HTTP 204 (No Content) is sent once: litellm raises Anthropic's and Gemini's as an
+    `APIConnectionError`, which lisette sent again (4 requests with retries=3) and raised with nothing said"""
+    fp, m, kw = proto
+    fp.queue(*[Reply(status=204, raw=b'')]*4)
+    chat = (AsyncChat if aio else Chat)(m, retries=3, **kw)
+    async def arun(): return [o async for o in await chat("hi", stream=True)]
+    with pytest.raises(Exception) as ei: asyncio.run(arun()) if aio else _stream(chat, "hi")
+    assert len(fp.requests) == 1 and chat.hist == []
+    notes = ' '.join(getattr(ei.value, '__notes__', []))
+    said = ('answered HTTP 204 (No Content)', 'answered (status 2xx) with a reply litellm could not read')  # (the second: litellm's async Gemini route fails reading it, the 204 not kept)
+    assert isinstance(ei.value, IncompleteStreamError) and 'sent no answer at all' in str(ei.value) or any(w in notes for w in said), (type(ei.value), str(ei.value)[:300], notes)
+    if m.startswith('anthropic') and not aio: assert said[0] in notes  # (async, litellm ends the stream with no error: lisette's IncompleteStreamError)
+
 @pytest.mark.parametrize('raw', [b'<html>oops</html>', b'{"not json', b'null', b'{"x": 1}'])
 def test_unreadable_200_not_resent(proto, raw):
     fp, m, kw = proto
