@@ -1240,7 +1240,10 @@ def _unread_why(r, e=None):
         return (f"it skipped {n} event{'s'*(n>1)} that {'were' if n>1 else 'was'} not JSON, {'the first ' if n>1 else ''}beginning {first[:60]!r}, "
                 "so the answer may miss part of its text")
     if e is not None and (j := next((x for x in _chain(e) if isinstance(x, json.JSONDecodeError)), None)):  # (OpenAI's SDK stops at one)
-        return f"an event was not JSON ({j}), and litellm read nothing after it"
+        if not (doc := getattr(j, 'doc', None) or '').strip():  # (`event: ping` with no `data:` line: the SDK reads its empty data as JSON)
+            return ("an event was not JSON: it had no data (as an `event:` line on its own, such as a server's `event: ping`, has), and litellm "
+                    "read nothing after it; a server that sends such events may be called without stream=True")
+        return f"an event was not JSON, its data beginning {doc[:60]!r} ({j}), and litellm read nothing after it"
 
 def _check_stream(r, resp):
     "Raise `IncompleteStreamError` when stream `r` ended without the provider finishing it, or with events litellm skipped unread (`resp`: what it built)"

@@ -116,6 +116,17 @@ def test_event_not_json_is_said_on_every_protocol(proto, aio, request):
         asyncio.run(arun()) if aio else _stream(chat, "hi")
     assert chat.hist == [] and len(fp.requests) == 1
 
+@pytest.mark.parametrize('event, said', [(b'event: ping\n\n', 'it had no data (as an `event:` line on its own'),
+                                         (b'event: ping\ndata: ping\n\n', "its data beginning 'ping'")])
+def test_openai_event_without_json_data_is_named(fake_provider, event, said):
+    "An OpenAI stream with an event whose data is no JSON (a server's `event: ping` alone): the error said only 'an event was not JSON (Expecting value: line 1 column 1 (char 0))', not which"
+    fp = fake_provider
+    evs = _events('openai', Reply("fish bird frog", chunks=3))
+    fp.queue(Reply(raw=b''.join(evs[:1] + [event] + evs[1:])))
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    with pytest.raises(IncompleteStreamError, match=r"^litellm could not read the whole stream \(an event was not JSON") as ei: _stream(chat, "hi")
+    assert said in str(ei.value) and chat.hist == [] and len(fp.requests) == 1
+
 @pytest.mark.parametrize('tail', [b'data: [DONE]\r\n\r\n', b': keep-alive\r\n\r\n'])
 def test_gemini_line_after_finish_is_harmless(fake_provider, tail):
     "A gateway's `[DONE]` or comment after Gemini's finish: litellm's reader buffers it unread, but nothing of the answer is lost, so it is kept"
