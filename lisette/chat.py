@@ -22,7 +22,7 @@ from litellm.exceptions import ContextWindowExceededError
 from .messages import *
 from .messages import _add_cache_control, _ckpt_copy, _ckpt_targets, _role, _nonblank, _get, _part_problem, _shown_calls, _is_num, _equal, _same_upto
 from .tools import *
-from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _positional, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result, _enum_back, _is_multi, _multi_calls, _multi_tool
+from .tools import _tool_schemas, _schema_names, _parse_args, _bind, _positional, _ArgError, _exec_tool, _aexec_tool, _filter_srvtools, _provider_ran, _provider_marked, _tc_id, _tc_name, run_parallel, _sync_result, _enum_back, _is_multi, _multi_calls, _multi_tool, _multi_renamed
 from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_litellm
 from litellm import completion_cost
 from .stream import *
@@ -37,7 +37,8 @@ from dataclasses import field
 from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
 from .cachediag import note_request, cache_report as _cache_report, CacheReport
 from .switch import fit_request, _openai_itself
-from .providers import _server_call_id, kept_split_multi
+from .providers import _server_call_id
+from litellm.types.utils import ChatCompletionMessageToolCall, Function
 
 # %% ../nbs/06_chat.ipynb #13535b84
 def _schema(tool):
@@ -632,9 +633,9 @@ def _note_unreadable_parts(self:Chat, r)->str:
     if odd := (_hidden(r) or {}).get('lisette_odd_text'):
         self._adjust(None, 'reply', f"{len(odd)} streamed piece(s) of the reply's text were no string (the first: {str(odd[0])[:40]}, of type {type(odd[0]).__name__}): "
                                     "litellm left them out of the reply"); lost.append('text that was no string')
-    if _call_lost(r):
-        self._adjust(None, 'tool_call', "the reply ended for a tool call (finish reason 'tool_calls'), yet held none that litellm could read "
-                                        "(it leaves out a streamed tool call it cannot parse, and logs why): no tool was run; ask again"); lost.append('a tool call')
+    if (_hidden(r) or {}).get('lisette_call_lost'):  # (streamed only: a reply read whole has no deltas to lose, and a server may say 'tool_calls' with none)
+        self._adjust(None, 'tool_call', "the streamed reply ended for a tool call (finish reason 'tool_calls'), yet no tool call came through "
+                                        "(litellm leaves out a streamed call it cannot parse; its log says why): no tool was run; ask again"); lost.append('a tool call')
     return ' and '.join(lost)
 
 def _bad_size(bad): return bool(bad.keys() & {'prompt_tokens', 'completion_tokens'})  # (the counts that bound the context)
@@ -893,12 +894,10 @@ def _call_ids(self:Chat):
 
 @patch
 def _fix_calls(self:Chat, t, m, made=(), named=()):
-    "Make the tool calls of reply `m` valid to send back: an empty list dropped, a `multi_tool_use.parallel` call litellm split and kept left out, every client call a name and an id no other call has (`made`: ids a stream's calls were given; `named`: ids of a stream's calls named `unnamed_tool`)"
+    "Make the tool calls of reply `m` valid to send back: an empty list dropped, OpenAI's `multi_tool_use.parallel` bundles split, every client call a name and an id no other call has (`made`: ids a stream's calls were given; `named`: ids of a stream's calls named `unnamed_tool`)"
     if (tcs := m.tool_calls) is not None and not tcs: m.tool_calls = None  # `tool_calls: []`: OpenAI rejects it in a request
     if not tcs: return
-    if dup := kept_split_multi(tcs):  # (its calls would run twice)
-        tcs[:] = [tc for tc in tcs if not any(tc is d for d in dup)]
-        self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call(s) {', '.join(repr(_tc_id(d)) for d in dup)} left out: litellm split them into separate calls and left them in too")
+    if any(_tc_name(tc)==_multi_tool for tc in tcs): tcs[:] = self._split_bundles(t, tcs)
     used = set(self._call_ids())  # (a copy: a failed turn takes this reply back out of the history)
     for j,tc in enumerate(tcs):
         if (fc := custom_as_function(tc)) is not None:  # OpenAI's free-form call: no tool takes it, nor would a request hold it
@@ -907,8 +906,7 @@ def _fix_calls(self:Chat, t, m, made=(), named=()):
                                          "kept as a function call, its text the argument 'input'")
         tid, f = _tc_id(tc), _get(tc, 'function')
         if f is not None and (not _get(f, 'name') or tid in named):  # no tool has it: the call is answered as an unknown tool, but providers reject the empty name
-            if isinstance(f, dict): f['name'] = unnamed_tool
-            else: f.name = unnamed_tool
+            _set_name(tc, unnamed_tool)
             self._adjust(t, 'tool_call', f"the reply's call {tid!r} came without a tool name: named {unnamed_tool!r} (no tool runs for it)")
         if tid in made: self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call came without an id: given the id {tid!r}")
         elif litellm_made_id(tid): tid = None  # (litellm's uuid4 for a call without one: given one in the provider's style, and said)
@@ -918,6 +916,29 @@ def _fix_calls(self:Chat, t, m, made=(), named=()):
         if tid is None or tid=='': self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call came without an id: given the id {new!r}"); continue
         why = f"is a {type(tid).__name__}" if tid.__class__ is not str else 'is already used in this chat'
         self._adjust(t, 'tool_call_id', f"the reply's {_get(f, 'name')} call: its id {tid!r} {why}, so it was given the id {new!r} (each call needs its own)")
+
+def _set_name(tc, name):
+    "Name tool call `tc` (a dict or litellm's) `name`"
+    if isinstance(f := _get(tc, 'function'), dict): f['name'] = name
+    else: f.name = name
+
+@patch
+def _split_bundles(self:Chat, t, tcs):
+    """Calls `tcs` with each of OpenAI's `multi_tool_use.parallel` bundles (a tool the chat does not have) split into its calls,
+    as litellm splits those of a reply it reads whole; one that cannot be split is renamed (OpenAI refuses the dot in a request), and answered with what is wrong"""
+    res, schemas = [], getattr(t, 'schemas', None)
+    for tc in tcs:
+        if _tc_name(tc)!=_multi_tool or not _is_multi(tc, schemas): res.append(tc); continue
+        try: calls = _multi_calls(tc, schemas)
+        except _ArgError as e:
+            _set_name(tc, _multi_renamed); res.append(tc)
+            self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call {_tc_id(tc)!r} could not be split ({str(e).rstrip('.')}): renamed {_multi_renamed!r}, "
+                                         "as OpenAI refuses the dot in a request, and answered with what is wrong")
+            continue
+        res += [ChatCompletionMessageToolCall(id=c['id'], type='function', function=Function(**c['function'])) for c in calls]
+        self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call {_tc_id(tc)!r} (OpenAI's bundle of parallel calls) split into its {len(calls)} calls "
+                                     f"({', '.join(c['function']['name'] for c in calls)}), as litellm splits those of a reply it reads whole")
+    return res
 
 # %% ../nbs/06_chat.ipynb #7a1db335
 @patch
@@ -948,22 +969,12 @@ def cache_report(self:Chat)->CacheReport:
 def _tool_round(self:Chat, t, tcs):
     "Run tool calls `tcs` of turn `t` (a sub-generator): results go into the history and out to the caller"
     if t.steer.stopping: pairs = [(stopped_result, mk_tc_result(tc, stopped_result)) for tc in tcs]  # `chat.stop()`: don't run them
-    else: pairs = yield _Tools(tcs, t.schemas, t.ns); self._note_multi(t, tcs)
+    else: pairs = yield _Tools(tcs, t.schemas, t.ns)
     for _,tr in pairs: self._fix_text(t, tr, f"result of tool call {tr.get('tool_call_id')!r}"); self._fix_result(t, tr)
     self._hist += [tr for _,tr in pairs]
     for _,tr in pairs: yield _Out(tr)
     self._after_round(t, tcs, pairs)
     return pairs
-
-@patch
-def _note_multi(self:Chat, t, tcs):
-    "Say that the round ran the calls bundled in OpenAI's `multi_tool_use.parallel` calls of `tcs` (see `lisette.tools`)"
-    for tc in tcs:
-        if not _is_multi(tc, t.schemas): continue
-        try: names = [_tc_name(c) for c in _multi_calls(tc, t.schemas)]
-        except _ArgError: continue  # (not run: the model is told why, as for any call it cannot make)
-        self._adjust(t, 'tool_call', f"the reply's call {_tc_id(tc)!r} of {_multi_tool!r} (OpenAI's bundle of parallel calls, a tool the chat does not have): "
-                                     f"its {len(names)} calls ({', '.join(names)}) were run one after another and answered with one result, theirs in order")
 
 def _next_step(t, pz, tcs, pairs):
     "What follows a response of turn `t` (`pz`: did the provider pause it?): 'stop', 'pause' (send the history back), 'steer' (answer interjections), 'final' (ask to wrap up) or 'next'"
@@ -1226,6 +1237,7 @@ def _stream_response(r, chunks, seen=None):
     if seen is not None and (seen.made or seen.named) and isinstance(hp := _hidden(res), dict):  # for `_fix_calls` to report
         hp['lisette_made_ids'], hp['lisette_named_ids'] = seen.made, seen.named
     if seen is not None and seen.odd and isinstance(hp := _hidden(res), dict): hp['lisette_odd_text'] = seen.odd  # for `_note_unreadable_parts` to report
+    if _call_lost(res) and isinstance(hp := _hidden(res), dict): hp['lisette_call_lost'] = True  # (the same)
     if (su := stream_usage(r)) is not None and isinstance(hp := _hidden(res), dict):  # the provider's own usage, read once
         if su is False: hp['lisette_usage_estimated'] = True  # for `_count_use` to report
         elif its := _get(su, 'iterations'): hp['lisette_iterations'] = its  # for `context_tokens` (a compaction)

@@ -16,10 +16,10 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
            'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response', 'reply_citations',
            'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'takes_long_ids', 'mend_chunk',
-           'custom_as_function', 'kept_split_multi', 'install_mends', 'adapt_request', 'litellm_made_id',
-           'prompts_after_results', 'prompts_joined', 'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text',
-           'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal',
-           'openrouter_details', 'link_citations']
+           'custom_as_function', 'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results',
+           'prompts_joined', 'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text', 'provider_call_names',
+           'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details',
+           'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, operator, os, re, sys, threading, time, traceback
@@ -1285,31 +1285,6 @@ def _odd_delta_text(c):
     if not (ch := getattr(c, '__dict__', {}).get('choices')) or (t := _get(ch[0], 'delta', 'content')) is None: return None
     return None if isinstance(t, (str, list)) else t
 
-# %% ../nbs/04_providers.ipynb #d1d76bc4
-from .tools import _multi_tool, _parse_args, _tc_args, _ArgError, _tc_id, _tc_name
-from litellm.types.utils import ChatCompletionMessageToolCall, Function
-
-@functools.cache  # asked once: what the installed litellm does cannot change
-def _litellm_keeps_split_multi():
-    "Does the installed litellm leave the second of two `multi_tool_use.parallel` calls in after splitting it?"
-    try: from litellm.litellm_core_utils.llm_response_utils.convert_dict_to_response import handle_invalid_parallel_tool_calls as split
-    except ImportError: return False  # (no splitter: nothing is split, nor kept)
-    args = json.dumps({'tool_uses': [{'recipient_name': 'functions.f', 'parameters': {}}]})
-    tcs = [ChatCompletionMessageToolCall(id=f'c{i}', type='function', function=Function(name=_multi_tool, arguments=args)) for i in (1, 2)]
-    return any(tc.function.name==_multi_tool for tc in split(tcs) or ())
-
-def _split_and_kept(tc, ids):
-    "Is `multi_tool_use.parallel` call `tc` one litellm split into calls with ids among `ids` (`<its id>_0`, `_1`, ...)?"
-    try: n = len(_parse_args(_tc_args(tc)).get('tool_uses') or ())
-    except (_ArgError, TypeError, AttributeError): return False
-    return n>0 and all(f"{_tc_id(tc)}_{i}" in ids for i in range(n))
-
-def kept_split_multi(tcs:list)->list:
-    "The `multi_tool_use.parallel` calls of `tcs` that litellm split into calls of their own and left in too (while the reproducer shows it does)"
-    if not _litellm_keeps_split_multi(): return []
-    ids = {_tc_id(o) for o in tcs}
-    return [tc for tc in tcs if _tc_name(tc)==_multi_tool and _split_and_kept(tc, ids)]
-
 # %% ../nbs/04_providers.ipynb #7058fdbb
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _kimi_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model
 
@@ -1436,43 +1411,55 @@ def _anthropic_idless_calls():
 _on_first_request.append(_anthropic_idless_calls)
 
 # %% ../nbs/04_providers.ipynb #5a48e336
+from .tools import _multi_tool
+from litellm.types.utils import ChatCompletionMessageToolCall, Function
+
 _split_mod = 'litellm.litellm_core_utils.llm_response_utils.convert_dict_to_response'
-_split_probes = ('{"n": 1' + '0'*5000 + '}', '{"tool_uses": "x"}')  # a number Python will not convert; a bundle of the wrong shape
+def _splitter(): return importlib.import_module(_split_mod).handle_invalid_parallel_tool_calls
 
-def _split_probe(split, args):
-    "Run litellm's splitter `split` on a call with arguments `args`"
-    name = _multi_tool if 'tool_uses' in args else 'f'
-    return split([ChatCompletionMessageToolCall(id='c', type='function', function=Function(name=name, arguments=args))])
+def _probe_call(args, name='f', tid='c'): return ChatCompletionMessageToolCall(id=tid, type='function', function=Function(name=name, arguments=args))
+_bundle = json.dumps({'tool_uses': [{'recipient_name': 'functions.f', 'parameters': {}}]})
+_unparsed = ('{"n": 1' + '0'*5000 + '}', '{"tool_uses": "x"}')  # a number Python will not convert; a bundle of the wrong shape
 
-def _fails(f):
+def _raises(f):
     try: f(); return False
     except Exception: return True
 
 @functools.cache  # asked once: what the installed litellm does cannot change
 def _litellm_split_fails():
-    "Does the installed litellm's splitter of `multi_tool_use.parallel` calls raise on arguments it cannot parse (and so lose the reply)?"
-    split = importlib.import_module(_split_mod).handle_invalid_parallel_tool_calls
-    return any(_fails(lambda: _split_probe(split, a)) for a in _split_probes)
+    "Does the installed litellm's splitter raise on arguments it cannot parse (and so lose the reply)?"
+    return any(_raises(lambda: _splitter()([_probe_call(a, _multi_tool if 'tool_uses' in a else 'f')])) for a in _unparsed)
+
+@functools.cache
+def _litellm_split_misplaces():
+    "Given two bundles and a call, does the installed litellm's splitter not give each bundle's calls in its place, and keep the call?"
+    got = _splitter()([_probe_call(_bundle, _multi_tool, 'c1'), _probe_call(_bundle, _multi_tool, 'c2'), _probe_call('{}', 'g', 'x')])
+    return [tc.id for tc in got or ()]!=['c1_0', 'c2_0', 'x']
+
+def _split_one(orig, tc):
+    try: return orig([tc]) or [tc]
+    except Exception: return [tc]  # (it raises before it changes the list: the call as sent, for the chat to answer)
 
 def _safe_split(orig):
-    "litellm's splitter `orig`, leaving the calls as they came when it cannot parse their arguments (as it does for arguments that are not JSON)"
+    "litellm's splitter `orig` run on one call at a time: each bundle's calls in its place, and a call it cannot parse as it came"
     @functools.wraps(orig)
     def handle_invalid_parallel_tool_calls(tool_calls):
-        try: return orig(tool_calls)
-        except Exception: return tool_calls  # (it raises before it changes the list: the calls as sent, for the chat to answer)
+        if tool_calls is None: return None
+        tool_calls[:] = [o for tc in list(tool_calls) for o in _split_one(orig, tc)]
+        return tool_calls
     handle_invalid_parallel_tool_calls._lisette = True
     return handle_invalid_parallel_tool_calls
 
-def _read_unparsed_calls():
-    "Wrap litellm's splitter, in every module that holds it, while the reproducer shows it raises (idempotent)"
-    orig = importlib.import_module(_split_mod).handle_invalid_parallel_tool_calls
-    if getattr(orig, '_lisette', False) or not _litellm_split_fails(): return
+def _mend_splitter():
+    "Wrap litellm's splitter, in every module that holds it, while a reproducer shows one of its bugs (idempotent)"
+    orig = _splitter()
+    if getattr(orig, '_lisette', False) or not (_litellm_split_fails() or _litellm_split_misplaces()): return
     safe = _safe_split(orig)
     for m in [m for n,m in list(sys.modules.items()) if n.startswith('litellm') and m is not None]:  # (its importers hold it by name)
         for k in ('handle_invalid_parallel_tool_calls', '_handle_invalid_parallel_tool_calls'):
             if getattr(m, '__dict__', {}).get(k) is orig: setattr(m, k, safe)
 
-_on_first_request.append(_read_unparsed_calls)
+_on_first_request.append(_mend_splitter)
 
 # %% ../nbs/04_providers.ipynb #a5ca3e79
 def _plain_text_of(c):

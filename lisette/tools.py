@@ -674,7 +674,7 @@ def _finish_call(tc, res, tc_res=None, tc_res_eval=False):
 
 def _exec_tool(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, raise_on_err=False):
     "Run tool call `tc`: returns (raw result, tool message)"
-    if _is_multi(tc, tool_schemas): return _exec_multi(tc, tool_schemas, ns, tc_res, tc_res_eval, raise_on_err)
+    if _is_multi(tc, tool_schemas): return _exec_multi(tc, tool_schemas)
     func, args = _prep_call(tc, tool_schemas, ns, tc_res)
     res = args if func is None else _call(func, args, raise_on_err)
     return res, _finish_call(tc, res, tc_res if func else None, tc_res_eval)
@@ -684,47 +684,32 @@ def _lite_call_func(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, raise_
     return _exec_tool(tc, tool_schemas, ns, tc_res, tc_res_eval, raise_on_err)[1]
 
 # %% ../nbs/02_tools.ipynb #bc728f25
-_multi_tool = 'multi_tool_use.parallel'
+_multi_tool, _multi_renamed = 'multi_tool_use.parallel', 'multi_tool_use_parallel'  # (the second: its name in the history when it cannot be split)
 
 def _is_multi(tc, tool_schemas):
-    "Is `tc` a call of OpenAI's `multi_tool_use.parallel`, a tool the chat does not have?"
-    return _tc_name(tc)==_multi_tool and _multi_tool not in _schema_names(tool_schemas)
+    "Is `tc` a call of OpenAI's `multi_tool_use.parallel` (or renamed), a tool the chat does not have?"
+    return (n := _tc_name(tc)) in (_multi_tool, _multi_renamed) and n not in _schema_names(tool_schemas)
 
-def _multi_calls(tc, tool_schemas):
-    "The calls (dicts) that `multi_tool_use.parallel` call `tc` bundles; raise `_ArgError` saying what is wrong"
+def _multi_calls(tc, tool_schemas)->list:
+    "The calls (dicts, arguments as JSON text) that `multi_tool_use.parallel` call `tc` bundles; raise `_ArgError` saying what is wrong"
     uses = _parse_args(_tc_args(tc)).get('tool_uses')
     if not isinstance(uses, list) or not uses: raise _ArgError("`tool_uses` must be a non-empty array of {recipient_name, parameters}")
     ok = lambda u: isinstance(u, dict) and isinstance(u.get('recipient_name'), str) and ((p := u.get('parameters')) is None or isinstance(p, dict))
     if bad := [i for i,u in enumerate(uses) if not ok(u)]: raise _ArgError(f"`tool_uses[{bad[0]}]` is not an object with a string `recipient_name` and an object `parameters`")
     names = [u['recipient_name'].removeprefix('functions.') for u in uses]
     if unk := [n for n in dict.fromkeys(names) if n not in _schema_names(tool_schemas)]: raise _ArgError(f"there is no tool named {', '.join(map(repr, unk))}")
-    return [{'id': f"{_tc_id(tc)}_{i}", 'type': 'function', 'function': {'name': n, 'arguments': u.get('parameters') or {}}}
+    return [{'id': f"{_tc_id(tc)}_{i}", 'type': 'function', 'function': {'name': n, 'arguments': json.dumps(u.get('parameters') or {})}}
             for i,(n,u) in enumerate(zip(names, uses))]
 
-def _multi_error(e): return f"Tool {_multi_tool} was not run (none of its calls): {str(e).rstrip('.')}. Make each call a tool call of its own."
+def _multi_result(tc, tool_schemas)->str:
+    "What a `multi_tool_use.parallel` call `tc` that was not split is answered: what is wrong with it"
+    try: _multi_calls(tc, tool_schemas); why = "its calls go as calls of their own (a `Chat` splits it into them)"
+    except _ArgError as e: why = str(e).rstrip('.')
+    return f"Tool {_multi_tool} was not run (none of its calls): {why}. Make each call a tool call of its own."
 
-def _text_parts(c): return c if isinstance(c, list) else [{'type': 'text', 'text': c}]
-
-def _multi_result(calls, results):
-    "One result holding the `results` of `calls` in order, each under its tool's name (a `StopResponse` if one is)"
-    heads, cs = [f"{_tc_name(c)} (call {i} of {len(calls)}):" for i,c in enumerate(calls, 1)], [_res_content(r) for r in results]
-    if not all(isinstance(c, str) for c in cs): return ToolResponse([p for h,c in zip(heads, cs) for p in [*_text_parts(h), *_text_parts(c)]])
-    txt = '\n\n'.join(f"{h}\n{c}" for h,c in zip(heads, cs))
-    return StopResponse(txt) if any(isinstance(r, StopResponse) for r in results) else txt
-
-def _scratch(tc_res):
-    "A copy of `tc_res` for the bundled calls to resolve references from: only the bundle's own result is kept"
-    if tc_res is None: return None
-    res = ToolResults(tc_res); res.src = dict(getattr(tc_res, 'src', None) or {})
-    return res
-
-def _exec_multi(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, raise_on_err=False):
-    "`_exec_tool` for a `multi_tool_use.parallel` call `tc`: its calls run in order, answered with one result"
-    try: calls = _multi_calls(tc, tool_schemas)
-    except _ArgError as e: return (err := _multi_error(e)), _finish_call(tc, err)
-    sub = _scratch(tc_res)
-    res = _multi_result(calls, [_exec_tool(c, tool_schemas, ns, sub, raise_on_err=raise_on_err)[0] for c in calls])
-    return res, _finish_call(tc, res, tc_res, tc_res_eval)
+def _exec_multi(tc, tool_schemas):
+    "`_exec_tool` for a `multi_tool_use.parallel` call `tc`, which runs none of its calls: (result, tool message)"
+    return (res := _multi_result(tc, tool_schemas)), _finish_call(tc, res)
 
 # %% ../nbs/02_tools.ipynb #1c962e24
 import os, threading
@@ -779,18 +764,10 @@ def _async_twin(f):
     if not inspect.iscoroutinefunction(a := getattr(g, '__tool_acall__', None)): return None
     return partial(a, *f.args, **f.keywords) if isinstance(f, partial) else a
 
-async def _aexec_multi(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, executor=None, raise_on_err=False):
-    "Async `_exec_multi`"
-    try: calls = _multi_calls(tc, tool_schemas)
-    except _ArgError as e: return (err := _multi_error(e)), _finish_call(tc, err)
-    sub = _scratch(tc_res)
-    res = _multi_result(calls, [(await _aexec_tool(c, tool_schemas, ns, sub, executor=executor, raise_on_err=raise_on_err))[0] for c in calls])
-    return res, _finish_call(tc, res, tc_res, tc_res_eval)
-
 async def _aexec_tool(tc, tool_schemas, ns, tc_res=None, tc_res_eval=False, executor=None, raise_on_err=False, keep=None):
     "Async `_exec_tool`; sync tools run in `executor` (default: `tool_pool` of this thread's depth in tool calls); the result also goes into dict `keep` (by call id) as soon as it is made"
     if _is_multi(tc, tool_schemas):
-        pair = await _aexec_multi(tc, tool_schemas, ns, tc_res, tc_res_eval, executor, raise_on_err)
+        pair = _exec_multi(tc, tool_schemas)
         if keep is not None: keep[_tc_id(tc)] = pair
         return pair
     func, args = _prep_call(tc, tool_schemas, ns, tc_res)

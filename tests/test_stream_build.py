@@ -112,9 +112,28 @@ def test_stream_parts_litellm_could_not_read_are_said(fake_provider, case):
     adj = {a.kind: a.detail for a in chat.adjustments}
     assert ran == []
     if case=='int_text': assert "were no string (the first: 5, of type int): litellm left them out" in adj['reply']
-    else: assert "finish reason 'tool_calls'), yet held none that litellm could read" in adj['tool_call']
+    else: assert "finish reason 'tool_calls'), yet no tool call came through" in adj['tool_call']
     if case=='call_after_text': assert chat.hist[-1].content == 'Adding.'
     else:
         assert 'replied with no text' not in adj['empty_reply'] and "held no text that litellm could read" in adj['empty_reply']
         assert chat.hist[-1].content == '.'
     assert chat('again').choices[0].message.content == 'Done.'  # the history is still valid
+
+@pytest.mark.parametrize('stream', [False, True])
+def test_readable_replies_are_not_said_lost(fake_provider, stream):
+    "No false alarm: a streamed call that came through, and a reply read whole that says 'tool_calls' with text and no call (some OpenAI-compatible servers do), say nothing was lost"
+    import json, warnings
+    fp = fake_provider
+    def add(a:int, b:int)->int:
+        "Add a and b"
+        return a+b
+    whole = {'id': 'c1', 'object': 'chat.completion', 'created': 1, 'model': 'gpt-4o-mini', 'choices': [{'index': 0, 'finish_reason': 'tool_calls',
+             'message': {'role': 'assistant', 'content': 'The answer is 3.'}}], 'usage': {'prompt_tokens': 5, 'completion_tokens': 5, 'total_tokens': 10}}
+    first = Reply(tool_calls=[('add', {'a': 1, 'b': 2})]) if stream else Reply(raw=json.dumps(whole).encode())
+    fp.queue(first, 'Done.')
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        r = chat('add 1 and 2', stream=stream)
+        if stream: list(r)
+    assert not [a for a in chat.adjustments if a.kind in ('tool_call', 'reply', 'empty_reply')], chat.adjustments

@@ -896,31 +896,40 @@ def _multi(args, tools=(m_add, m_mul), cls=Chat, fp=None, replies=('done',), **k
 
 def _uses(*calls): return {'tool_uses': [{'recipient_name': n, 'parameters': p} for n,p in calls]}
 
-def _answered(fp, chat):
-    "The one tool message of the request after the call (it answers 'call_p1'), the same as the history's; the history valid"
-    sent = fp.requests[1].body['messages']
-    assert [tc['function']['name'] for tc in sent[1]['tool_calls']] == ['multi_tool_use.parallel']
-    trs = [m for m in sent if m['role']=='tool']
-    assert len(trs)==1 and trs[0]['tool_call_id']=='call_p1', trs
-    assert check_hist(chat.hist) is None and [m['content'] for m in chat.hist if _get(m, 'role')=='tool'] == [trs[0]['content']]
-    return trs[0]['content']
+NAME_OK = re.compile(r'^[a-zA-Z0-9_-]+$')  # the tool names OpenAI takes in a request
+
+def _sent_ok(fp, chat):
+    "Every request's tool-call names are ones OpenAI takes, every call answered once; the history valid"
+    for r in fp.requests:
+        for m in r.body['messages']:
+            assert all(NAME_OK.match(tc['function']['name']) for tc in m.get('tool_calls') or ()), m
+    assert check_hist(chat.hist) is None
+
+def _answers(fp, i=1):
+    "(tool_call_id, content) of the tool messages of request `i`"
+    return [(m['tool_call_id'], m['content']) for m in fp.requests[i].body['messages'] if m['role']=='tool']
 
 @pytest.mark.parametrize('cls', [Chat, AsyncChat])
-def test_multi_tool_use_parallel_runs_its_calls(fake_provider, cls):
-    "Its calls run (a `functions.` prefix or none), in order, and the one call gets one result holding theirs, each labelled with its tool's name; the chat says so"
-    chat = _multi(_uses(('functions.m_add', {'a': 1, 'b': 2}), ('m_mul', {'a': 3, 'b': 4})), cls=cls, fp=fake_provider)
-    assert ran == [('m_add', 1, 2), ('m_mul', 3, 4)]
-    assert _answered(fake_provider, chat) == 'm_add (call 1 of 2):\n3\n\nm_mul (call 2 of 2):\n12'
-    assert chat.hist[-1].content == 'done' and len(fake_provider.requests) == 2
+def test_multi_tool_use_parallel_split_into_its_calls(fake_provider, cls):
+    "A streamed bundle is split into its calls (a `functions.` prefix or none), as litellm splits one it reads whole: each runs and is answered as any call; the chat says so; no request carries the dotted name"
+    fp = fake_provider
+    chat = _multi(_uses(('functions.m_add', {'a': 1, 'b': 2}), ('m_mul', {'a': 3, 'b': 4})), cls=cls, fp=fp)
+    assert sorted(ran) == [('m_add', 1, 2), ('m_mul', 3, 4)]
+    assert [(tc['id'], tc['function']['name']) for tc in fp.requests[1].body['messages'][1]['tool_calls']] == [('call_p1_0', 'm_add'), ('call_p1_1', 'm_mul')]
+    assert _answers(fp) == [('call_p1_0', '3'), ('call_p1_1', '12')]
+    assert chat.hist[-1].content == 'done' and len(fp.requests) == 2
+    _sent_ok(fp, chat)
     [a] = [a for a in chat.adjustments if a.kind=='tool_call']
-    assert 'multi_tool_use.parallel' in a.detail and '2 calls (m_add, m_mul)' in a.detail
+    assert "'call_p1'" in a.detail and 'split into its 2 calls (m_add, m_mul)' in a.detail
 
 @pytest.mark.parametrize('cls', [Chat, AsyncChat])
 def test_multi_tool_use_parallel_failing_tool(fake_provider, cls):
-    "A bundled call whose tool raises gets its traceback in its place, as any call does; the others run"
-    chat = _multi(_uses(('functions.m_boom', {}), ('functions.m_add', {'a': 1})), tools=(m_add, m_boom), cls=cls, fp=fake_provider)
-    res = _answered(fake_provider, chat)
-    assert ran == [('m_boom',), ('m_add', 1, 0)] and res.startswith('m_boom (call 1 of 2):\n') and 'ValueError: boom' in res and res.endswith('m_add (call 2 of 2):\n1')
+    "A bundled call whose tool raises gets its traceback as any call does; the others run"
+    fp = fake_provider
+    chat = _multi(_uses(('functions.m_boom', {}), ('functions.m_add', {'a': 1})), tools=(m_add, m_boom), cls=cls, fp=fp)
+    (i0, r0), (i1, r1) = _answers(fp)
+    assert (i0, i1) == ('call_p1_0', 'call_p1_1') and 'ValueError: boom' in r0 and r1 == '1'
+    _sent_ok(fp, chat)
 
 BAD_MULTI = [(_uses(('functions.m_add', {'a': 1}), ('functions.nope', {})), "there is no tool named 'nope'"),
              (_uses(('functions.m_add', {'a': 1}), ('functions.multi_tool_use.parallel', {})), "there is no tool named 'multi_tool_use.parallel'"),
@@ -932,27 +941,31 @@ BAD_MULTI = [(_uses(('functions.m_add', {'a': 1}), ('functions.nope', {})), "the
 @pytest.mark.parametrize('cls', [Chat, AsyncChat])
 @pytest.mark.parametrize('args,words', BAD_MULTI, ids=['unknown', 'nested', 'not-a-list', 'missing', 'params-not-object', 'no-recipient', 'broken-json', 'not-an-object'])
 def test_multi_tool_use_parallel_unknown_recipient_or_bad_arguments(fake_provider, cls, args, words):
-    "None of its calls run; the call is answered once with an error naming the problem; the turn goes on"
-    chat = _multi(args, cls=cls, fp=fake_provider)
-    res = _answered(fake_provider, chat)
+    "None of its calls run; the call, renamed so OpenAI takes it back, is answered once with an error naming the problem; the turn goes on"
+    fp = fake_provider
+    chat = _multi(args, cls=cls, fp=fp)
+    [(tid, res)] = _answers(fp)
+    assert tid == 'call_p1' and fp.requests[1].body['messages'][1]['tool_calls'][0]['function']['name'] == 'multi_tool_use_parallel'
     assert ran == [] and res.startswith('Tool multi_tool_use.parallel was not run') and words in res, res
-    assert chat.hist[-1].content == 'done' and not [a for a in chat.adjustments if a.kind=='tool_call']
+    assert chat.hist[-1].content == 'done'
+    _sent_ok(fp, chat)
+    assert any(a.kind=='tool_call' and 'renamed' in a.detail for a in chat.adjustments)
 
 def test_multi_tool_use_parallel_stop_response_ends_the_loop(fake_provider):
     "A bundled tool's `StopResponse` ends the loop as any tool's does: the next request is the final one (tools off)"
     chat = _multi(_uses(('functions.m_stop', {}), ('functions.m_add', {'a': 1})), tools=(m_add, m_stop), fp=fake_provider)
-    _answered(fake_provider, chat)
-    assert ran == [('m_stop',), ('m_add', 1, 0)] and fake_provider.requests[1].body.get('tool_choice') == 'none'
+    assert sorted(ran) == [('m_add', 1, 0), ('m_stop',)] and fake_provider.requests[1].body.get('tool_choice') == 'none'
+    _sent_ok(fake_provider, chat)
 
 def test_multi_tool_use_parallel_declared_by_the_user_is_theirs(fake_provider):
-    "A tool the user declared under that name (a schema dict) is called as any tool, not unpacked"
+    "A tool the user declared under that name (a schema dict) is called as any tool, not split"
     got = []
     class Multi:
         __tool_schema__ = {'type': 'function', 'function': {'name': 'multi_tool_use.parallel', 'description': 'mine', 'parameters': {'type': 'object', 'properties': {}}}}
         __name__ = 'multi_tool_use.parallel'
         def __call__(self, **kw): got.append(kw); return 'mine'
     chat = _multi(_uses(('functions.m_add', {'a': 1}),), tools=(m_add, Multi()), fp=fake_provider)
-    assert ran == [] and len(got) == 1 and _answered(fake_provider, chat) == 'mine'
+    assert ran == [] and len(got) == 1 and _answers(fake_provider) == [('call_p1', 'mine')]
 
 def _oa_reply(*tcs):
     msg = {'role': 'assistant', 'content': None, 'tool_calls': list(tcs)}
@@ -961,22 +974,24 @@ def _oa_reply(*tcs):
 
 def _mcall(tid, *calls): return {'id': tid, 'type': 'function', 'function': {'name': 'multi_tool_use.parallel', 'arguments': json.dumps(_uses(*calls))}}
 
-def test_multi_tool_use_parallel_split_by_litellm_runs_once(fake_provider):
-    """Two such calls in a reply litellm reads whole: it splits both, but leaves the second in too (its `shift` counts the
-    calls added, not those replaced): that one is left out, said, so no call runs twice; the history stays valid"""
+def test_multi_tool_use_parallel_split_by_litellm_each_in_its_place(fake_provider):
+    """Two bundles and a call in a reply litellm reads whole: litellm's splitter put the second bundle's calls in the wrong
+    place (its `shift` counts the calls added, not those replaced), so that bundle stayed in (its calls ran twice) and the
+    call after it was lost; each bundle's calls now take its place, and every call runs once"""
     fp = fake_provider
     ran.clear()
     fp.queue(_oa_reply(_mcall('call_p1', ('functions.m_add', {'a': 1}), ('functions.m_add', {'a': 2})),
-                       _mcall('call_p2', ('functions.m_add', {'a': 3}), ('functions.m_mul', {'a': 4, 'b': 5}))), 'done')
+                       _mcall('call_p2', ('functions.m_add', {'a': 3}), ('functions.m_mul', {'a': 4, 'b': 5})),
+                       {'id': 'call_x', 'type': 'function', 'function': {'name': 'm_mul', 'arguments': '{"a": 6, "b": 7}'}}), 'done')
     chat = Chat('openai/gpt-4o-mini', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         chat('go')
-    assert sorted(ran) == [('m_add', 1, 0), ('m_add', 2, 0), ('m_add', 3, 0), ('m_mul', 4, 5)]
+    assert sorted(ran) == [('m_add', 1, 0), ('m_add', 2, 0), ('m_add', 3, 0), ('m_mul', 4, 5), ('m_mul', 6, 7)]
     ids = [tc.id for tc in chat.hist[1].tool_calls]
-    assert ids == ['call_p1_0', 'call_p1_1', 'call_p2_0', 'call_p2_1'] and check_hist(chat.hist) is None
-    assert [m['tool_call_id'] for m in fp.last['messages'] if m['role']=='tool'] == ids
-    assert any(a.kind=='tool_call' and "'call_p2' left out: litellm split them" in a.detail for a in chat.adjustments)
+    assert ids == ['call_p1_0', 'call_p1_1', 'call_p2_0', 'call_p2_1', 'call_x']
+    assert [i for i,_ in _answers(fp)] == ids
+    _sent_ok(fp, chat)
 
 def test_multi_tool_use_parallel_bad_arguments_read_whole(fake_provider):
     "A bundle of the wrong shape in a reply litellm reads whole: litellm's splitter raised on it and the reply was lost (InternalServerError); now the call is answered with what is wrong, and the turn goes on"
@@ -984,9 +999,12 @@ def test_multi_tool_use_parallel_bad_arguments_read_whole(fake_provider):
     ran.clear()
     fp.queue(_oa_reply({'id': 'call_p1', 'type': 'function', 'function': {'name': 'multi_tool_use.parallel', 'arguments': '{"tool_uses": "x"}'}}), 'done')
     chat = Chat('openai/gpt-4o-mini', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
-    assert contents(chat('go')).content == 'done'
-    res = _answered(fp, chat)
-    assert ran == [] and res.startswith('Tool multi_tool_use.parallel was not run') and '`tool_uses` must be a non-empty array' in res, res
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        assert contents(chat('go')).content == 'done'
+    [(tid, res)] = _answers(fp)
+    assert ran == [] and tid == 'call_p1' and res.startswith('Tool multi_tool_use.parallel was not run') and '`tool_uses` must be a non-empty array' in res, res
+    _sent_ok(fp, chat)
 
 def test_multi_tool_use_parallel_split_by_litellm_plain(fake_provider):
     "One such call in a reply litellm reads whole: litellm's split calls run as any calls (nothing for lisette to do)"
@@ -998,4 +1016,5 @@ def test_multi_tool_use_parallel_split_by_litellm_plain(fake_provider):
         warnings.simplefilter('ignore')
         chat('go')
     assert sorted(ran) == [('m_add', 1, 0), ('m_mul', 2, 3)]  # (run at once: in any order)
-    assert [(m['tool_call_id'], m['content']) for m in fp.last['messages'] if m['role']=='tool'] == [('call_p1_0', '1'), ('call_p1_1', '6')]
+    assert _answers(fp) == [('call_p1_0', '1'), ('call_p1_1', '6')]
+    _sent_ok(fp, chat)
