@@ -472,6 +472,16 @@ def test_stream_answered_204_sent_once_and_said(proto, aio):
     assert isinstance(ei.value, IncompleteStreamError) and 'sent no answer at all' in str(ei.value) or any(w in notes for w in said), (type(ei.value), str(ei.value)[:300], notes)
     if m.startswith('anthropic') and not aio: assert said[0] in notes  # (async, litellm ends the stream with no error: lisette's IncompleteStreamError)
 
+def test_204_read_whole_sent_once_and_said(proto):
+    "A request answered HTTP 204 is sent once; the note says 204 where litellm keeps it (OpenAI's status only in its message: the note said the reply may have been billed)"
+    fp, m, kw = proto
+    fp.queue(*[Reply(status=204, raw=b'')]*4)
+    chat = Chat(m, retries=3, **kw)
+    with pytest.raises(Exception) as ei: chat("hi")
+    assert len(fp.requests) == 1 and chat.hist == []
+    notes = ' '.join(getattr(ei.value, '__notes__', []))
+    if not m.startswith('gemini'): assert 'answered HTTP 204 (No Content)' in notes, notes  # (litellm's Gemini route keeps no trace of the 204: its note says 2xx)
+
 @pytest.mark.parametrize('raw', [b'<html>oops</html>', b'{"not json', b'null', b'{"x": 1}'])
 def test_unreadable_200_not_resent(proto, raw):
     fp, m, kw = proto
