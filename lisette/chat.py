@@ -905,6 +905,10 @@ def _fix_calls(self:Chat, t, m, made=(), named=()):
             self._adjust(t, 'tool_call', f"the reply's call {fc.id!r} is a free-form (custom) call of {fc.function.name!r}, which lisette's tools do not take: "
                                          "kept as a function call, its text the argument 'input'")
         tid, f = _tc_id(tc), _get(tc, 'function')
+        if not (isinstance(f, dict) or hasattr(f, 'name')):  # no function object (`5`, text, none): answered as a call of no tool, as a nameless one is
+            tcs[j] = tc = ChatCompletionMessageToolCall(id=tid if isinstance(tid, str) else None, type='function', function=Function(name=unnamed_tool, arguments='{}'))
+            self._adjust(t, 'tool_call', f"the reply's call {tid!r} came with {f!r:.40} as its function, not an object: named {unnamed_tool!r} (no tool runs for it)")
+            tid, f = _tc_id(tc), tc.function
         if f is not None and (not _get(f, 'name') or tid in named):  # no tool has it: the call is answered as an unknown tool, but providers reject the empty name
             _set_name(tc, unnamed_tool)
             self._adjust(t, 'tool_call', f"the reply's call {tid!r} came without a tool name: named {unnamed_tool!r} (no tool runs for it)")

@@ -683,19 +683,36 @@ def test_deep_and_binary_files_named(tmp_path):
     (tmp_path/'c.json').write_text(json.dumps(d).replace('"DEEP"', '[' * 800 + ']' * 800))  # json reads it; decoding it recurses
     with pytest.raises(SavedChatError, match=r'hist\[1\]: nests too deeply'): load_chat(tmp_path/'c.json')
 
-def test_unreadable_deep_arguments_error_is_short(fake_provider):
-    "An OpenAI reply whose tool call's arguments nest 100,000 deep, which litellm cannot read: the error says so in a few KB (litellm's message echoes the whole reply, ~200 KB), keeps the whole message, and the history stays as it was"
+def test_unreadable_reply_error_is_short(fake_provider):
+    "An OpenAI reply litellm cannot read (`tool_calls` a string) beside 300 KB of text: the error says so in a few KB (litellm's message echoes the whole reply), keeps the whole message, and the history stays as it was"
     fp = fake_provider
-    deep = '{"n": ' + '['*100_000 + ']'*100_000 + '}'
-    call = {'id': 'call_1', 'type': 'function', 'function': {'name': 'add', 'arguments': deep}}
     body = {'id': 'x', 'object': 'chat.completion', 'created': 1, 'model': 'gpt-4o-mini', 'usage': {'prompt_tokens': 1, 'completion_tokens': 1, 'total_tokens': 2},
-            'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': None, 'tool_calls': [call]}, 'finish_reason': 'tool_calls'}]}
+            'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': 'x'*300_000, 'tool_calls': 'bad'}, 'finish_reason': 'tool_calls'}]}
     fp.queue(Reply(raw=json.dumps(body).encode()))
     chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
     with pytest.raises(litellm.InternalServerError) as ei: chat('go')
     e = ei.value
-    assert len(str(e)) < 5000 and 'RecursionError' in str(e) and len(e.lisette_full_message) > 200_000
+    assert len(str(e)) < 5000 and 'Invalid response object' in str(e) and len(e.lisette_full_message) > 300_000
     assert any('could not read' in n for n in e.__notes__) and chat.hist == [] and len(fp.requests) == 1
+
+@pytest.mark.parametrize('fn', [5, 'x', None, []], ids=['int', 'str', 'none', 'list'])
+def test_call_whose_function_is_no_object(fake_provider, fn):
+    "A reply read whole whose tool call's `function` is no object: the chat crashed ('int' object has no attribute 'name'), or the next request failed its history check; the call is now answered as one of no tool, said, and the turn goes on"
+    import warnings
+    from lisette.providers import unnamed_tool
+    fp = fake_provider
+    msg = {'role': 'assistant', 'content': 'hi', 'tool_calls': [{'id': 'call_f', 'type': 'function', 'function': fn}]}
+    body = {'id': 'x', 'object': 'chat.completion', 'created': 1, 'model': 'gpt-4o-mini', 'usage': {'prompt_tokens': 1, 'completion_tokens': 1, 'total_tokens': 2},
+            'choices': [{'index': 0, 'message': msg, 'finish_reason': 'tool_calls'}]}
+    fp.queue(Reply(raw=json.dumps(body).encode()), 'done')
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        assert contents(chat('go')).content == 'done'
+    sent = fp.last['messages']
+    assert sent[1]['tool_calls'][0]['function']['name'] == unnamed_tool and sent[2]['role'] == 'tool' and sent[2]['tool_call_id'] == sent[1]['tool_calls'][0]['id']
+    assert check_hist(chat.hist) is None
+    assert any(a.kind=='tool_call' and 'as its function, not an object' in a.detail for a in chat.adjustments)
 
 def test_saved_chat_with_deep_tool_arguments_loads_and_goes_on(fake_provider, tmp_path):
     "A saved chat holding a tool call whose arguments (a JSON string) nest ~100,000 deep loads, and its next turns work, on OpenAI and after a switch to Anthropic (`{}` sent for them); loading raised a RecursionError"
