@@ -754,7 +754,7 @@ def _failed_reading(e):
                any(_reads_reply(f) for f,_ in traceback.walk_tb(l.__traceback__)) for l in list(_chain(e))[1:])
 
 def _links(e):
-    "Failure `e` and every cause litellm keeps (`original_exception`, `__cause__`, `__context__`), each once"
+    "Failure `e` and every cause litellm keeps (`original_exception`, `__cause__`, `__context__`), each once: `_chain` follows only the first of them, which misses the 204 of a Gemini stream"
     todo, seen = [e], set()
     while todo:
         if (x := todo.pop(0)) is None or id(x) in seen: continue
