@@ -27,7 +27,7 @@ from .usage import UsageStats, _hidden, _read_usage, _show_bad, _cost, quiet_lit
 from litellm import completion_cost
 from .stream import *
 from .stream import _trunc_str, _build
-from .providers import (unnamed_tool, litellm_made_id, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, tools_as_prompt, gemini_tools, tool_images_hidden, close_models, reply_citations, link_citations, placeholder_info, priced_by_reply_model,
+from .providers import (unnamed_tool, litellm_made_id, litellm_split_from, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, tools_as_prompt, gemini_tools, tool_images_hidden, close_models, reply_citations, link_citations, placeholder_info, priced_by_reply_model,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, prefill_msg, prompts_joined, reasoning_filled, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
                                unreadable_reply, shorten_message, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, custom_as_function, _chain, _call_lost, _odd_delta_text, _no_content)
@@ -898,6 +898,7 @@ def _fix_calls(self:Chat, t, m, made=(), named=()):
     if (tcs := m.tool_calls) is not None and not tcs: m.tool_calls = None  # `tool_calls: []`: OpenAI rejects it in a request
     if not tcs: return
     if any(_tc_name(tc)==_multi_tool for tc in tcs): tcs[:] = self._split_bundles(t, tcs)
+    self._note_litellm_splits(t, tcs)
     used = set(self._call_ids())  # (a copy: a failed turn takes this reply back out of the history)
     for j,tc in enumerate(tcs):
         if (fc := custom_as_function(tc)) is not None:  # OpenAI's free-form call: no tool takes it, nor would a request hold it
@@ -943,6 +944,15 @@ def _split_bundles(self:Chat, t, tcs):
         self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call {_tc_id(tc)!r} (OpenAI's bundle of parallel calls) split into its {len(calls)} calls "
                                      f"({', '.join(c['function']['name'] for c in calls)}), as litellm splits those of a reply it reads whole")
     return res
+
+@patch
+def _note_litellm_splits(self:Chat, t, tcs):
+    "Say which of calls `tcs` litellm split out of OpenAI's `multi_tool_use.parallel` bundles (in a reply it read whole)"
+    bundles = {}
+    for tc in tcs:
+        if (b := litellm_split_from(_tc_id(tc))) is not None: bundles.setdefault(b, []).append(_tc_name(tc))
+    for b, names in bundles.items():
+        self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call {b!r} (OpenAI's bundle of parallel calls) was split by litellm into its {len(names)} calls ({', '.join(names)})")
 
 # %% ../nbs/06_chat.ipynb #7a1db335
 @patch

@@ -16,10 +16,10 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
            'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response', 'reply_citations',
            'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'takes_long_ids', 'mend_chunk',
-           'custom_as_function', 'install_mends', 'adapt_request', 'litellm_made_id', 'prompts_after_results',
-           'prompts_joined', 'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text', 'provider_call_names',
-           'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal', 'openrouter_details',
-           'link_citations']
+           'custom_as_function', 'install_mends', 'adapt_request', 'litellm_made_id', 'litellm_split_from',
+           'prompts_after_results', 'prompts_joined', 'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text',
+           'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal',
+           'openrouter_details', 'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, operator, os, re, sys, threading, time, traceback
@@ -1332,12 +1332,16 @@ def _note_made_ids():
     __init__._lisette = True
     T.__init__ = __init__
 
+def _keep_newest(d, k, v=None, n=4096):
+    "Set `d[k] = v`, keeping only the newest `n` entries of `d`"
+    d[k] = v
+    if len(d)>n:
+        try: del d[next(iter(d))]
+        except (KeyError, RuntimeError, StopIteration): pass  # (another thread trimmed it first)
+
 def _made_id(tid):
     "Remember `tid` as an id litellm made up (the newest 4,096)"
-    _made_ids[tid] = None
-    if len(_made_ids)>4096:
-        try: del _made_ids[next(iter(_made_ids))]
-        except (KeyError, RuntimeError, StopIteration): pass  # (another thread trimmed it first)
+    _keep_newest(_made_ids, tid)
 
 _on_first_request.append(_note_made_ids)
 
@@ -1436,9 +1440,24 @@ def _litellm_split_misplaces():
     got = _splitter()([_probe_call(_bundle, _multi_tool, 'c1'), _probe_call(_bundle, _multi_tool, 'c2'), _probe_call('{}', 'g', 'x')])
     return [tc.id for tc in got or ()]!=['c1_0', 'c2_0', 'x']
 
+@functools.cache
+def _litellm_splits():
+    "Does the installed litellm split a `multi_tool_use.parallel` call of a reply it reads whole into its calls?"
+    try: return [tc.id for tc in _splitter()([_probe_call(_bundle, _multi_tool, 'c1')]) or ()]==['c1_0']
+    except Exception: return False
+
+_split_from = {}  # the calls litellm split out of bundles: {call id: the bundle's id}, the newest 4,096, until the chat reads them
+
 def _split_one(orig, tc):
-    try: return orig([tc]) or [tc]
+    try: out = orig([tc]) or [tc]
     except Exception: return [tc]  # (it raises before it changes the list: the call as sent, for the chat to answer)
+    if len(out)!=1 or out[0] is not tc:
+        for o in out: _keep_newest(_split_from, getattr(o, 'id', None), getattr(tc, 'id', None))
+    return out
+
+def litellm_split_from(tid):
+    "The id of the `multi_tool_use.parallel` call litellm split tool call `tid` out of (read once), else None"
+    return _split_from.pop(tid, None) if _split_from and tid.__class__ is str else None
 
 def _safe_split(orig):
     "litellm's splitter `orig` run on one call at a time: each bundle's calls in its place, and a call it cannot parse as it came"
@@ -1451,9 +1470,9 @@ def _safe_split(orig):
     return handle_invalid_parallel_tool_calls
 
 def _mend_splitter():
-    "Wrap litellm's splitter, in every module that holds it, while a reproducer shows one of its bugs (idempotent)"
+    "Wrap litellm's splitter, in every module that holds it, while it splits bundles: the calls it splits out are noted, its bugs mended (idempotent)"
     orig = _splitter()
-    if getattr(orig, '_lisette', False) or not (_litellm_split_fails() or _litellm_split_misplaces()): return
+    if getattr(orig, '_lisette', False) or not _litellm_splits(): return
     safe = _safe_split(orig)
     for m in [m for n,m in list(sys.modules.items()) if n.startswith('litellm') and m is not None]:  # (its importers hold it by name)
         for k in ('handle_invalid_parallel_tool_calls', '_handle_invalid_parallel_tool_calls'):

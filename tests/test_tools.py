@@ -992,6 +992,8 @@ def test_multi_tool_use_parallel_split_by_litellm_each_in_its_place(fake_provide
     assert ids == ['call_p1_0', 'call_p1_1', 'call_p2_0', 'call_p2_1', 'call_x']
     assert [i for i,_ in _answers(fp)] == ids
     _sent_ok(fp, chat)
+    said = [a.detail for a in chat.adjustments if a.kind=='tool_call']
+    assert [d.split("'")[4] for d in said] == ['call_p1', 'call_p2'] and 'split by litellm into its 2 calls (m_add, m_mul)' in said[1], said
 
 def test_multi_tool_use_parallel_bad_arguments_read_whole(fake_provider):
     "A bundle of the wrong shape in a reply litellm reads whole: litellm's splitter raised on it and the reply was lost (InternalServerError); now the call is answered with what is wrong, and the turn goes on"
@@ -1018,3 +1020,16 @@ def test_multi_tool_use_parallel_split_by_litellm_plain(fake_provider):
     assert sorted(ran) == [('m_add', 1, 0), ('m_mul', 2, 3)]  # (run at once: in any order)
     assert _answers(fp) == [('call_p1_0', '1'), ('call_p1_1', '6')]
     _sent_ok(fp, chat)
+    [a] = [a for a in chat.adjustments if a.kind=='tool_call']  # (litellm changed what the model sent: said, as a streamed split is)
+    assert "'call_p1' (OpenAI's bundle of parallel calls) was split by litellm into its 2 calls (m_add, m_mul)" in a.detail
+
+def test_multi_tool_use_parallel_split_said_once(fake_provider):
+    "A reply read whole whose split calls' ids come again later (a replayed reply, another chat): the split is said for the reply it was made in only"
+    fp = fake_provider
+    fp.queue(_oa_reply(_mcall('call_q', ('functions.m_add', {'a': 1}),)), 'done', Reply(tool_calls=[dict(name='m_add', arguments={'a': 2}, id='call_q_0')]), 'done')
+    chat = Chat('openai/gpt-4o-mini', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        chat('go'); chat2 = Chat('openai/gpt-4o-mini', tools=[m_add], api_base=fp.openai_base, api_key='k'); chat2('again')
+    assert len([a for a in chat.adjustments if 'split by litellm' in a.detail]) == 1
+    assert not [a for a in chat2.adjustments if 'split by litellm' in a.detail]
