@@ -36,8 +36,8 @@ from .context import check_context, context_window, window_of, count_tokens, _by
 from dataclasses import field
 from .loop import StallDetector, Steering, stall_note, stopped_result, paged, find_result, mk_read_result, add_note
 from .cachediag import note_request, cache_report as _cache_report, CacheReport
-from .switch import fit_request, _openai_itself
-from .providers import _server_call_id
+from .switch import fit_request
+from .providers import _openai_itself, _server_call_id
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 
 # %% ../nbs/06_chat.ipynb #13535b84

@@ -15,11 +15,11 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'aclose_stream', 'unreadable_reply', 'shorten_message', 'stream_finished', 'stream_content_type',
            'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
            'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response', 'reply_citations',
-           'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'takes_long_ids', 'mend_chunk',
-           'custom_as_function', 'install_mends', 'adapt_request', 'litellm_made_id', 'litellm_split_from',
-           'prompts_after_results', 'prompts_joined', 'sees_no_images', 'tool_images_hidden', 'drops_reasoning_text',
-           'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal', 'keep_refusal',
-           'openrouter_details', 'link_citations']
+           'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'provider_kind', 'takes_long_ids',
+           'mend_chunk', 'custom_as_function', 'install_mends', 'adapt_request', 'litellm_made_id',
+           'litellm_split_from', 'prompts_after_results', 'prompts_joined', 'sees_no_images', 'tool_images_hidden',
+           'drops_reasoning_text', 'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal',
+           'keep_refusal', 'openrouter_details', 'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, operator, os, re, sys, threading, time, traceback
@@ -1181,6 +1181,31 @@ def _mistral_thinking(b)->bool:
     return _get(b, 'type')=='thinking' and _get(b, 'signature')=='mistral'
 
 
+
+# %% ../nbs/04_providers.ipynb #a9eb6201
+def provider_kind(model:str)->str:
+    "'anthropic', 'gemini', 'responses', 'deepseek', 'mistral' or 'openai' (Chat Completions and compatible): the format `model` is sent in"
+    m = model.lower()
+    if 'claude' in m or m.startswith('anthropic/'): return 'anthropic'
+    if m.startswith(('gemini/', 'vertex_ai/')) and 'gemini' in m: return 'gemini'
+    if '/responses/' in m or m.startswith('responses/'): return 'responses'
+    if m.startswith('deepseek/'): return 'deepseek'
+    if _to_mistral(m): return 'mistral'
+    return 'openai'
+
+def _openai_itself(model):
+    "Is `model` sent to OpenAI's own Chat Completions (not to another provider speaking its protocol)?"
+    # read off the name and litellm's model map: litellm's `get_llm_provider` can start an interactive login (chatgpt/)
+    p, _, rest = model.partition('/')
+    return p=='openai' if rest else model.startswith('ft:') or (litellm.model_cost.get(model) or {}).get('litellm_provider')=='openai'  # (ft: OpenAI's fine-tunes)
+
+def _takes_refusals(kind, model):
+    "Does `model` (of provider `kind`) take OpenAI's refusals back: its `refusal` parts and field? OpenAI's own APIs only (litellm drops an Anthropic or Gemini message holding a part; other servers speaking OpenAI's protocol may reject them)"
+    return kind=='responses' or kind=='openai' and _openai_itself(model)
+
+def _reads_details(model):
+    "Does `model` read OpenRouter's `reasoning_details` back (on OpenRouter's own route)?"
+    return model.startswith('openrouter/')
 
 # %% ../nbs/04_providers.ipynb #cf88839c
 _long_id_routes = ('hosted_vllm/', 'ollama/', 'ollama_chat/')  # servers taking tool-call ids of any length (not Mistral's models on vLLM: `_to_mistral`)

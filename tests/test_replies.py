@@ -507,7 +507,7 @@ def test_stream_with_complete_keeps_a_refusal_without_chat(fake_provider):
     assert p.stdout.strip() == "I can't help with that.", p.stdout
 
 def test_openai_itself_by_name():
-    from lisette.switch import _openai_itself
+    from lisette.providers import _openai_itself
     assert [_openai_itself(m) for m in ('openai/gpt-4o-mini', 'gpt-4o', 'ft:gpt-4o-mini-2024-07-18:org::abc', 'mistral/mistral-small-latest',
                                          'azure/gpt-4o', 'chatgpt/gpt-5.5', 'deepseek/deepseek-chat')] == [True, True, True, False, False, False, False]
 
