@@ -178,6 +178,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat._nothing_in': ('chat.html#_nothing_in', 'lisette/chat.py'),
                               'lisette.chat._nums_ok': ('chat.html#_nums_ok', 'lisette/chat.py'),
                               'lisette.chat._openai_base': ('chat.html#_openai_base', 'lisette/chat.py'),
+                              'lisette.chat._plain_delta': ('chat.html#_plain_delta', 'lisette/chat.py'),
                               'lisette.chat._provider_tool_names': ('chat.html#_provider_tool_names', 'lisette/chat.py'),
                               'lisette.chat._retry_after': ('chat.html#_retry_after', 'lisette/chat.py'),
                               'lisette.chat._retry_delay': ('chat.html#_retry_delay', 'lisette/chat.py'),

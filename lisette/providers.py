@@ -776,9 +776,14 @@ def shorten_message(e, mx:int=4000):
     if e.args and e.args[0]==m: e.args = (e.message, *e.args[1:])  # (what `str` and a traceback show)
     return e
 
+_rewraps = {}  # stream class: is it a Router re-wrap? (asked several times a streamed turn)
+
 def _router_rewrap(r):
     "Is `r` litellm's Router re-wrap of a deployment's stream? Only the inner stream sees its finish and its answer"
-    return any(c.__name__ in ('FallbackStreamWrapper', 'FallbackAwareStreamWrapper') for c in type(r).__mro__)  # up to 1.106; from 1.110
+    if (v := _rewraps.get(c := type(r))) is None:
+        if len(_rewraps)>256: _rewraps.clear()  # (classes made on the fly must not pile up)
+        v = _rewraps[c] = any(k.__name__ in ('FallbackStreamWrapper', 'FallbackAwareStreamWrapper') for k in c.__mro__)  # up to 1.106; from 1.110
+    return v
 
 def stream_finished(r):
     "Did the provider end litellm stream `r` itself (a finish reason)? None when `r` is not a litellm stream"
@@ -1027,7 +1032,7 @@ def _reasoning_items_lost():
 
 def _keep_reasoning_items(m, chunks):
     "Give message `m` the Responses reasoning items of the last chunks of its stream (the terminal event's), which litellm 1.106 sends back with the message"
-    if m is None or getattr(m, 'reasoning_items', None) or not _reasoning_items_lost(): return
+    if m is None or not _reasoning_items_lost() or getattr(m, 'reasoning_items', None): return  # (asked first: a missing field costs pydantic ~2 µs)
     for c in reversed(chunks[-5:]):  # (the terminal event's chunk, maybe followed by litellm's finish and usage chunks)
         if c.choices and (items := getattr(c.choices[0].delta, 'reasoning_items', None)): m.reasoning_items = items; return
 
