@@ -507,6 +507,7 @@ def _tool_name(o):
 @patch
 def _with_callkw_tools(self:Chat, schemas):
     "The chat's tool `schemas` and the tools the user put in `callkw` (a provider's own), each name once: the chat's wins"
+    if not self.callkw.get('tools'): return [*schemas]  # (the usual case: no names to compare)
     ours, extra = {_tool_name(o) for o in schemas} - {None}, list(self.callkw.get('tools') or ())
     for o in extra:
         if (n := _tool_name(o)) in ours and o.get('type') not in (None, 'function', 'custom'):

@@ -420,6 +420,7 @@ _array_types = (list, tuple, set, frozenset)
 def _coerce(ann, v):
     "Value `v` for a parameter annotated `ann`; raise `_ArgError` saying why it does not fit"
     if ann is None or ann is Any: return v
+    if ann in _scalar_types: return _to_scalar(ann, v)  # (first: most parameters are one of these)
     if get_origin(ann) in (Union, UnionType):
         members = get_args(ann)
         if v is None and type(None) in members: return None
@@ -429,7 +430,6 @@ def _coerce(ann, v):
             try: return _coerce(a, v)
             except _ArgError as e: errs.append(str(e))
         raise _ArgError(' or '.join(dict.fromkeys(errs)))
-    if ann in _scalar_types: return _to_scalar(ann, v)
     if ann in custom_types: return _to_custom(ann, v)
     if get_origin(ann) is Literal: return _to_choice(get_args(ann), v)
     if isinstance(ann, type) and issubclass(ann, Enum): return v if isinstance(v, ann) else ann(_to_choice([m.value for m in ann], v))
@@ -538,7 +538,8 @@ def _bind(func, fn, args, tc_res=None):
     "Arguments for calling `func` (tool `fn`) with parsed `args`, by parameter name (`*args` a list); raise `_ArgError` naming the problem"
     try: ps, var_kw, hints = _params_cached(func)
     except TypeError: ps, var_kw, hints = _params(func)  # (an unhashable callable)
-    args = {re.sub(r'\W', '', k): v for k,v in args.items()}
+    # (a plain ASCII name, nearly every one, has nothing `\W` removes: kept without the regex)
+    args = {k if k.isascii() and k.isidentifier() else re.sub(r'\W', '', k): v for k,v in args.items()}
     if not var_kw and (unk := [k for k in args if k not in ps]):
         raise _ArgError(f"unknown parameter {', '.join(f'`{k}`' for k in unk)} (it takes: {', '.join(f'`{n}`' for n in ps) or 'no arguments'})")
     if miss := [n for n,p in ps.items() if p.default is p.empty and p.kind!=p.VAR_POSITIONAL and n not in args]:
@@ -599,7 +600,7 @@ def _schema_names(tool_schemas): return {_schema_name(o) for o in tool_schemas o
 
 def _schema_params(o):
     "The parameters schema of tool schema `o` (Chat Completions form, or a flat one), or None"
-    p = nested_idx(o, 'function', 'parameters') if isinstance(o, dict) and isinstance(o.get('function'), dict) else None
+    p = f.get('parameters') if isinstance(o, dict) and isinstance(f := o.get('function'), dict) else None
     p = p or (o.get('parameters') or o.get('input_schema') if isinstance(o, dict) else None)
     return p if isinstance(p, dict) else None
 
@@ -610,6 +611,7 @@ def _deref(s, root):
 
 def _enum_back(s, v, root):
     "Value `v` with each string that is the JSON text of a non-string `enum` value of schema `s` (`'2'` for 2: Gemini takes only strings for an `enum`) made that value"
+    if not isinstance(v, (str, dict, list)): return v  # (a number, bool or None: nothing to map back; most arguments)
     alts = [a for a in [_deref(s, root)] if isinstance(a, dict)]
     alts += [d for a in alts for k in ('anyOf', 'oneOf') for x in a.get(k) or [] if isinstance(d := _deref(x, root), dict)]
     def first_of(k): return next((a[k] for a in alts if isinstance(a.get(k), dict)), None)
@@ -625,7 +627,7 @@ def _prep_call(tc, tool_schemas, ns, tc_res=None):
     "Check `tc` and its arguments: return (func, kwargs), or (None, error text for the model)"
     fn = _tc_name(tc)
     if (sch := next((o for o in tool_schemas or [] if _schema_name(o)==fn), None)) is None: return None, f"Tool not defined in tool_schemas: {fn}"
-    func = mk_ns(ns or {}).get(fn)
+    func = (ns if ns.__class__ is dict else mk_ns(ns or {})).get(fn)
     if not callable(func): return None, f"Tool not found in namespace: {fn}"
     try: args = _parse_args(_tc_args(tc))
     except _ArgError as e: return None, f"Failed to parse arguments for tool {fn}: {e}"
