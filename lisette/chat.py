@@ -494,8 +494,8 @@ def _thinks(kw): return 'thinking' in kw or 'reasoning_effort' in kw
 def _drops_tools(self:Chat, schemas, kwargs):
     "Will litellm drop the tools of a request with tool `schemas` and call `kwargs`, as its model takes none? Raises where litellm would refuse them: `_new_turn` asks first, so a refused turn changes nothing"
     if (t := self.callkw.get('tools')) is not None and not isinstance(t, (list, tuple)): self.callkw['tools'] = list(t)  # (a generator: the first request would use it up)
-    if not (schemas or self.callkw.get('tools')) or self._group(): return False
-    return _takes_no_tools({'model': self.model, **self.callkw, **kwargs}, self._sparams, self._target)
+    if not (schemas or self.callkw.get('tools')) or self._group() or not (sp := self._sparams) or 'tools' in sp: return False  # (most models take tools: no request to build)
+    return _takes_no_tools({'model': self.model, **self.callkw, **kwargs}, sp, self._target)
 
 def _tool_name(o):
     "The name tool dict `o` of a request gives its calls (OpenAI's layout or Anthropic's), or None"
