@@ -1033,3 +1033,19 @@ def test_multi_tool_use_parallel_split_said_once(fake_provider):
         chat('go'); chat2 = Chat('openai/gpt-4o-mini', tools=[m_add], api_base=fp.openai_base, api_key='k'); chat2('again')
     assert len([a for a in chat.adjustments if 'split by litellm' in a.detail]) == 1
     assert not [a for a in chat2.adjustments if 'split by litellm' in a.detail]
+
+def test_tool_call_fields_read_as_get_reads_them():
+    "_tc_id/_tc_name/_tc_args read litellm's call and function objects and dicts directly (the hot path of a tool round): the same values `_get` reads, whichever of a pydantic object's `__dict__` or extras holds a field"
+    from litellm.types.utils import ChatCompletionMessageToolCall as T, Function as F
+    from litellm import Message
+    from lisette.tools import _tc_name, _tc_args
+    class D(dict): pass
+    renamed = T(id='x', function=F(name='a', arguments='b')); renamed.function.name = 'renamed'
+    cases = [T(id='a', type='function', function=F(name='n', arguments='{}')), T(function={'name': 'x', 'arguments': '1'}),
+             T(id='b', function=dict(name='y', arguments='{}')), {'id': 'c', 'function': {'name': 'z', 'arguments': '{}'}}, {'id': 'c'},
+             {'function': None}, D(id='d', function=D(name='w')), {'function': F(name='q', arguments='2')}, renamed,
+             Message(role='assistant', content=None, tool_calls=[{'id': 'e', 'type': 'function', 'function': {'name': 'm', 'arguments': '{}'}}]).tool_calls[0],
+             5, 'text', None]
+    for tc in cases:
+        assert (_tc_id(tc), _tc_name(tc), _tc_args(tc)) == (_get(tc, 'id'), _get(tc, 'function', 'name'), _get(tc, 'function', 'arguments')), tc
+    assert (_tc_id(cases[0]), _tc_name(cases[0]), _tc_args(cases[0]), _tc_name(renamed)) == ('a', 'n', '{}', 'renamed')
