@@ -8,6 +8,7 @@ __all__ = ['chat_format', 'chat_format_version', 'LossyConversionWarning', 'to_a
 
 # %% ../nbs/09_interop.ipynb #b7ade03c
 import inspect, json, math, os, re, secrets, stat, warnings
+from functools import cache
 from dataclasses import asdict
 from pathlib import Path
 from fastcore.utils import *
@@ -432,13 +433,59 @@ def _enc(o):
 
 _scalars = frozenset({str, int, float, bool, NoneType})
 
-def _dec(o):
-    if isinstance(o, list): return [_dec(v) for v in o]
+_osa = object.__setattr__
+
+def _made(cls, fields, extra, fset):
+    "An object of pydantic model `cls` with this state, set as `model_construct` sets it (no validation: for values of the types it checks)"
+    o = cls.__new__(cls)
+    _osa(o, '__dict__', fields); _osa(o, '__pydantic_extra__', extra); _osa(o, '__pydantic_fields_set__', fset); _osa(o, '__pydantic_private__', None)
+    return o
+
+_tc_keys = ({'index', 'function', 'id', 'type'}, {'function', 'id', 'type'})
+_msg_keys = {'content', 'role', 'tool_calls', 'function_call', 'provider_specific_fields'}
+
+def _quick_tc(o):
+    "Saved tool call `o` made at once if it is as litellm reads a client call (index, a function of str name and arguments, id, type), else None"
+    if o.__class__ is not dict or o.get('__lisette__')!='ToolCall' or (d := o.get('fields')).__class__ is not dict or d.keys() not in _tc_keys: return None
+    if (f := d['function']).__class__ is not dict or f.keys()!={'arguments', 'name'} or (a := f['arguments']).__class__ is not str or (nm := f['name']).__class__ is not str \
+       or (tid := d['id']).__class__ is not str or (ty := d['type']).__class__ is not str or (ix := d.get('index')).__class__ is not int and 'index' in d: return None
+    fn = _made(Function, {'arguments': a, 'name': nm}, {}, {'arguments', 'name'})
+    x = {'index': ix, 'function': fn, 'id': tid, 'type': ty} if 'index' in d else {'function': fn, 'id': tid, 'type': ty}  # (the order litellm sets them in)
+    return _made(ChatCompletionMessageToolCall, {}, x, set(x))
+
+def _quick_msg(o):
+    "Saved `Message` `o` made at once if it is an assistant's text or client tool calls and nothing else (most of a long file's), else None"
+    d = o.get('fields')
+    if d.__class__ is not dict or d.keys()!=_msg_keys or d['role']!='assistant' or d['function_call'] is not None or d['provider_specific_fields'] is not None \
+       or (c := d['content']) is not None and c.__class__ is not str: return None
+    if (tcs := d['tool_calls']) is not None:
+        if tcs.__class__ is not list or not tcs: return None
+        tcs = [_quick_tc(x) for x in tcs]
+        if any(x is None for x in tcs): return None
+    return _made(Message, {'content': c, 'role': 'assistant', 'tool_calls': tcs, 'function_call': None, 'provider_specific_fields': None}, {}, {'content', 'role', 'tool_calls', 'function_call'})
+
+def _state(o):
+    "Everything pydantic object `o` holds (its type, fields in order, extras, which are set), nested objects too"
+    if isinstance(o, list): return [_state(v) for v in o]
+    if not hasattr(o, '__pydantic_extra__'): return o
+    return (type(o), [(k, _state(v)) for k,v in vars(o).items()], [(k, _state(v)) for k,v in (o.__pydantic_extra__ or {}).items()], o.__pydantic_fields_set__, o.__pydantic_private__)
+
+@cache
+def _quick_same():
+    "Does the installed litellm make these messages as `_quick_msg` does? (else they are made by their constructors)"
+    tc = lambda i, **kw: ChatCompletionMessageToolCall(function=Function(name='f', arguments='{}'), id=f't{i}', type='function', **kw)
+    ms = [Message(content='a', role='assistant', tool_calls=[tc(1, index=0), tc(2)]), Message(content='b', role='assistant'), Message(content=None, role='assistant', tool_calls=[tc(3, index=1)])]
+    try: return all(_state(_quick_msg(e := json.loads(json.dumps(_enc(m)))))==_state(_dec(e, False))==_state(m) for m in ms)
+    except Exception: return False
+
+def _dec(o, quick=True):
+    if isinstance(o, list): return [_dec(v, quick) for v in o]
     if not isinstance(o, dict): return o
     tag = o.get('__lisette__')
-    if tag=='Message': return Message(**_dec(o['fields']))
+    if tag=='Message': return (quick and _quick_same() and _quick_msg(o)) or Message(**_dec(o['fields'], quick))  # (a `Message` is true)
     if tag=='ToolCall':
-        d = _dec(o['fields'])
+        if quick and _quick_same() and (tc := _quick_tc(o)) is not None: return tc
+        d = _dec(o['fields'], quick)
         f, core = d.pop('function'), {k:d.pop(k) for k in ('id', 'type', 'index') if k in d}
         tc = ChatCompletionMessageToolCall(function=Function(**f), **core)
         for k,v in d.items():
@@ -447,7 +494,7 @@ def _dec(o):
             setattr(tc, k, v)
         return tc
     if _scalars.issuperset(map(type, o.values())): return o.copy()  # (text messages and results, most of a file: one C-speed pass)
-    return {k: v if v.__class__ in _scalars else _dec(v) for k,v in o.items()}
+    return {k: v if v.__class__ in _scalars else _dec(v, quick) for k,v in o.items()}
 
 def _jsonable(v):
     try: return json.loads(json.dumps(v, allow_nan=False))==v
