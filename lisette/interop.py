@@ -652,6 +652,8 @@ def _hist_of(d, src, surrogates=True):
     "(the decoded, checked history of state `d`, lone surrogates repaired (if it may hold any: `surrogates`); how many strings were; if it is valid as it is, its byte bound, else None; the indices of its messages that are not plain text dicts; its tool-call messages as read, see `_plain_bytes`)"
     hs, hist = _field(d, 'hist', _is(list), "a list of messages", src), []
     for i,o in enumerate(hs):
+        # (a text message or result, most of a file: its values are scalars, none a legacy call to check or a tag to decode)
+        if o.__class__ is dict and _scalars.issuperset(map(type, o.values())) and o.get('function_call') is None and '__lisette__' not in o: hist.append(o.copy()); continue
         try: hist.append(_saved_msg(o, i, src))
         except SavedChatError:
             for j,m in enumerate(hist): _check_saved(m, j, src)  # (a problem of a message before it is told first)
