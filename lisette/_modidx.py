@@ -1031,6 +1031,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.switch._gemini_fields': ('switch.html#_gemini_fields', 'lisette/switch.py'),
                                 'lisette.switch._gemini_signed': ('switch.html#_gemini_signed', 'lisette/switch.py'),
                                 'lisette.switch._ids_fit': ('switch.html#_ids_fit', 'lisette/switch.py'),
+                                'lisette.switch._judge_read': ('switch.html#_judge_read', 'lisette/switch.py'),
                                 'lisette.switch._made_images': ('switch.html#_made_images', 'lisette/switch.py'),
                                 'lisette.switch._memo': ('switch.html#_memo', 'lisette/switch.py'),
                                 'lisette.switch._needs': ('switch.html#_needs', 'lisette/switch.py'),

@@ -358,6 +358,13 @@ def _read_calls_of(m, read):
     "`_plain_calls(m)`, as read before if `read` (see `_plain_bytes`) holds it"
     return e[1] if read and (e := read.get(id(m))) is not None and e[0] is m else _plain_calls(m)
 
+def _judge_read(read, seen, kind, long_ids):
+    "Remember in `seen` that the plain tool-call messages read before (`read`, see `_plain_bytes`) need no change, if none does: all their calls judged in one pass (the first request of a long history given or loaded); else each is judged when its turn comes"
+    ok = [(m, t[len(t)-3*len(pc[0]):]) for m, pc in read.values() if (t := pc[1]) is not None and _no_signatures(m, pc) and m.__dict__.get('provider_specific_fields') is None]
+    # (their ids and arguments, one message's after another's: an id or an argument that would need a change is one of them,
+    # and `_ids_fit` looks for a character, or for '__thought__', which joined ids may only find too often)
+    if ok and not _plain_needs_fit([s for _,c in ok for s in c], kind, long_ids): seen.update((id(m), (m, False)) for m,_ in ok)
+
 def _needs(m, role, kind, cache, answered, seen=None, refusals=True, echo=True, details=True, long_ids=False, read=None):
     "Does message `m` need changing for provider `kind`? Remembered in `seen` by identity, unless it holds a `srvtoolu_` call (answered later); `read`: tool-call messages read before (see `_plain_bytes`)"
     if seen is not None and (e := seen.get(id(m))) is not None and e[0] is m: return e[1]
@@ -387,6 +394,7 @@ def fit_history(msgs:list, # The messages of a request (system messages first), 
     details = _reads_details(model)
     long_ids = takes_long_ids(model)
     seen = _memo(memo, (kind, cache, refusals, echo, details, long_ids), len(msgs))
+    if read and seen is not None: _judge_read(read, seen, kind, long_ids)  # (then the loop below passes them by, as it does those of a request before)
     nsys = next((i for i,m in enumerate(msgs) if _get(m, 'role') not in ('system', 'developer')), len(msgs))
     res, notes, ids, ckpts, copied = list(msgs), [], {}, [], False
     answered = _ResultIds(msgs)  # a `srvtoolu_` call with a result was a client call
