@@ -899,8 +899,9 @@ def _fix_calls(self:Chat, t, m, made=(), named=()):
     "Make the tool calls of reply `m` valid to send back: an empty list dropped, OpenAI's `multi_tool_use.parallel` bundles split, every client call a name and an id no other call has (`made`: ids a stream's calls were given; `named`: ids of a stream's calls named `unnamed_tool`)"
     if (tcs := m.tool_calls) is not None and not tcs: m.tool_calls = None  # `tool_calls: []`: OpenAI rejects it in a request
     if not tcs: return
-    if any(_tc_name(tc)==_multi_tool for tc in tcs): tcs[:] = self._split_bundles(t, tcs)
-    self._note_litellm_splits(t, tcs)
+    whole = [_tc_id(tc) for tc in tcs if _tc_name(tc)==_multi_tool]  # the bundles that came whole
+    if whole: tcs[:] = self._split_bundles(t, tcs)
+    self._note_litellm_splits(t, tcs, whole)
     used = set(self._call_ids())  # (a copy: a failed turn takes this reply back out of the history)
     for j,tc in enumerate(tcs):
         if (fc := custom_as_function(tc)) is not None:  # OpenAI's free-form call: no tool takes it, nor would a request hold it
@@ -948,11 +949,12 @@ def _split_bundles(self:Chat, t, tcs):
     return res
 
 @patch
-def _note_litellm_splits(self:Chat, t, tcs):
-    "Say which of calls `tcs` litellm split out of OpenAI's `multi_tool_use.parallel` bundles (in a reply it read whole)"
+def _note_litellm_splits(self:Chat, t, tcs, whole=()):
+    "Say which of calls `tcs` litellm split out of OpenAI's `multi_tool_use.parallel` bundles (in a reply it read whole); not those of bundles `whole`, which came unsplit"
     bundles = {}
     for tc in tcs:
-        if (b := litellm_split_from(_tc_id(tc))) is not None: bundles.setdefault(b, []).append(_tc_name(tc))
+        # (a bundle that came whole: litellm split it, then built the message from the calls as sent (its Databricks reader); the chat's split is said as its own)
+        if (b := litellm_split_from(_tc_id(tc))) is not None and b not in whole: bundles.setdefault(b, []).append(_tc_name(tc))
     for b, names in bundles.items():
         self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call {b!r} (OpenAI's bundle of parallel calls) was split by litellm into its {len(names)} calls ({', '.join(names)})")
 

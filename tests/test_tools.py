@@ -1034,6 +1034,23 @@ def test_multi_tool_use_parallel_split_said_once(fake_provider):
     assert len([a for a in chat.adjustments if 'split by litellm' in a.detail]) == 1
     assert not [a for a in chat2.adjustments if 'split by litellm' in a.detail]
 
+def test_multi_tool_use_parallel_litellm_split_not_kept_is_not_said(fake_provider):
+    """litellm's Databricks reader runs the splitter on a reply read whole, then builds the message from the calls as sent:
+    the bundle reaches the chat whole, and the chat splits it (into the same ids). The split is the chat's, said once as
+    such; it was also said as litellm's, which it was not (helper-73)"""
+    fp = fake_provider
+    ran.clear()
+    fp.queue(_oa_reply(_mcall('call_d', ('functions.m_add', {'a': 1}), ('m_mul', {'a': 2, 'b': 3}))), 'done')
+    chat = Chat('databricks/dbrx-x', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        chat('go')
+    assert sorted(ran) == [('m_add', 1, 0), ('m_mul', 2, 3)] and _answers(fp) == [('call_d_0', '1'), ('call_d_1', '6')]
+    [a] = [a.detail for a in chat.adjustments if a.kind=='tool_call']
+    assert "'call_d' (OpenAI's bundle of parallel calls) split into its 2 calls (m_add, m_mul), as litellm splits" in a, a
+    from lisette.providers import _split_from
+    assert 'call_d_0' not in _split_from and 'call_d_1' not in _split_from  # (nothing left to be said by a later chat)
+
 def test_tool_call_fields_read_as_get_reads_them():
     "_tc_id/_tc_name/_tc_args read litellm's call and function objects and dicts directly (the hot path of a tool round): the same values `_get` reads, whichever of a pydantic object's `__dict__` or extras holds a field"
     from litellm.types.utils import ChatCompletionMessageToolCall as T, Function as F
