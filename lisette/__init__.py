@@ -26,6 +26,6 @@ _not_star = {'SCHEMA_VERSION', 'quiet_litellm', 'max_cache_ckpts', 'media_kinds'
              'tc_refs_sp', 'interrupted_result', 'chat_format', 'chat_format_version', 'shorten_marker', 'effort',
              'supports_cache_ckpts', 'missing_keys', 'without_sdk_retries', 'close_stream', 'aclose_stream', 'think_kw',
              'tool_threads', 'tool_pool', 'run_parallel', 'merge_stream_fields', 'mend_chunk', 'failed_locally', 'native_stop_warning', 'unnamed_tool',
-             'reply_refusal', 'keep_refusal', 'openrouter_details', 'install_mends', 'provider_kind'}
+             'reply_refusal', 'keep_refusal', 'openrouter_details', 'install_mends', 'provider_kind', 'litellm_split_from'}
 # `from lisette import *` gives these names only (not the submodules, whose names would shadow e.g. `chat`)
 __all__ = [n for m in _modules for n in m.__all__ if n not in _not_star]
