@@ -956,7 +956,8 @@ def _note_litellm_splits(self:Chat, t, tcs, whole=()):
         # (a bundle that came whole: litellm split it, then built the message from the calls as sent (its Databricks reader); the chat's split is said as its own)
         if (b := litellm_split_from(_tc_id(tc))) is not None and b not in whole: bundles.setdefault(b, []).append(_tc_name(tc))
     for b, names in bundles.items():
-        self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call {b!r} (OpenAI's bundle of parallel calls) was split by litellm into its {len(names)} calls ({', '.join(names)})")
+        who = 'without an id' if litellm_made_id(b) else repr(b)  # (litellm's uuid4 for an id-less bundle: the model never sent it, nor do its calls keep it)
+        self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call {who} (OpenAI's bundle of parallel calls) was split by litellm into its {len(names)} calls ({', '.join(names)})")
 
 # %% ../nbs/06_chat.ipynb #7a1db335
 @patch

@@ -1482,7 +1482,10 @@ def _split_one(orig, tc):
     try: out = orig([tc]) or [tc]
     except Exception: return [tc]  # (it raises before it changes the list: the call as sent, for the chat to answer)
     if len(out)!=1 or out[0] is not tc:
-        for o in out: _keep_newest(_split_from, getattr(o, 'id', None), getattr(tc, 'id', None))
+        made = litellm_made_id(tid := getattr(tc, 'id', None))  # (a bundle without an id: litellm's uuid4, and its calls that plus `_0`, ...)
+        for o in out:
+            _keep_newest(_split_from, oid := getattr(o, 'id', None), tid)
+            if made and oid is not None: _made_id(oid)  # its calls came without ids too: the chat gives them the provider's style, and says so
     return out
 
 def litellm_split_from(tid):

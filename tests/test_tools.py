@@ -1051,6 +1051,26 @@ def test_multi_tool_use_parallel_litellm_split_not_kept_is_not_said(fake_provide
     from lisette.providers import _split_from
     assert 'call_d_0' not in _split_from and 'call_d_1' not in _split_from  # (nothing left to be said by a later chat)
 
+def test_multi_tool_use_parallel_without_id_split_by_litellm(fake_provider):
+    """A bundle without an id in a reply read whole: litellm gives it a uuid4 of its own and its calls that id plus `_0`, `_1`;
+    the calls came without ids, so they get ids in the provider's style and the chat says so, as for any call litellm
+    gives an id; the split is said without naming litellm's id, which the model never sent (helper-73)"""
+    fp = fake_provider
+    ran.clear()
+    b = _mcall(None, ('functions.m_add', {'a': 1}), ('m_mul', {'a': 2, 'b': 3})); del b['id']
+    fp.queue(_oa_reply(b), 'done')
+    chat = Chat('openai/gpt-4o-mini', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        chat('go')
+    ids = [tc.id for tc in chat.hist[1].tool_calls]
+    assert sorted(ran) == [('m_add', 1, 0), ('m_mul', 2, 3)] and [i for i,_ in _answers(fp)] == ids
+    assert all(re.fullmatch(r'call_[A-Za-z0-9]{24}', i) for i in ids), ids
+    said = [a.detail for a in chat.adjustments if a.kind in ('tool_call', 'tool_call_id')]
+    assert said[0] == "the reply's 'multi_tool_use.parallel' call without an id (OpenAI's bundle of parallel calls) was split by litellm into its 2 calls (m_add, m_mul)", said
+    assert [d.split(': given the id ')[1] for d in said[1:]] == [repr(i) for i in ids] and all('came without an id' in d for d in said[1:]), said
+    _sent_ok(fp, chat)
+
 def test_tool_call_fields_read_as_get_reads_them():
     "_tc_id/_tc_name/_tc_args read litellm's call and function objects and dicts directly (the hot path of a tool round): the same values `_get` reads, whichever of a pydantic object's `__dict__` or extras holds a field"
     from litellm.types.utils import ChatCompletionMessageToolCall as T, Function as F
