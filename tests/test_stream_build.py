@@ -137,3 +137,42 @@ def test_readable_replies_are_not_said_lost(fake_provider, stream):
         r = chat('add 1 and 2', stream=stream)
         if stream: list(r)
     assert not [a for a in chat.adjustments if a.kind in ('tool_call', 'reply', 'empty_reply')], chat.adjustments
+
+_seen_replies = {'text': Reply('hello there, world', chunks=6), 'thinking': Reply('x', thinking='hmm'),
+                 'calls': Reply(tool_calls=[('add', {'a': 1}), ('mul', {'a': 2})]), 'nameless': Reply(tool_calls=[dict(name='', arguments={'a': 1}, id='c1')]),
+                 'search': Reply('cited', web_search=[dict(query='q', url='https://example.com', title='T', cited_text='c')])}
+
+@pytest.mark.parametrize('rep', list(_seen_replies))
+def test_seen_fast_path_skips_only_what_its_steps_leave(proto, rep):
+    "`_Seen` passes a plain chunk on unread by its steps: on every protocol's chunks it does what running all its steps on each does (citations, ids, names, odd text)"
+    import copy
+    from lisette.chat import _Seen
+    from lisette.stream import cite_footnote
+    from lisette.providers import mend_chunk, _odd_delta_text, adapt_request
+    fp, model, kw = proto
+    fp.queue(_seen_replies[rep])
+    r = litellm.completion(**adapt_request(dict(model=model, messages=[{'role': 'user', 'content': 'hi'}], stream=True, stream_options={'include_usage': True}, **kw)))
+    chunks = list(r); close_stream(r)
+    fast, full, cites = _Seen(model), _Seen(model), 0
+    for c in chunks:
+        a, b = copy.deepcopy(c), copy.deepcopy(c)
+        fast(a)
+        full.n += 1; cite_footnote(b); full.made += mend_chunk(b, full.known, model, full.nameless)
+        if (t := _odd_delta_text(b)) is not None: full.odd.append(t)
+        assert a.model_dump() == b.model_dump(), c
+        cites += '[*](' in str(a.model_dump())
+    assert (fast.n, fast.known, fast.made, list(fast.nameless), fast.odd) == (full.n, full.known, full.made, list(full.nameless), full.odd)
+    if rep=='search' and proto[1].startswith('anthropic'): assert cites == 1  # (the citation chunk did reach `cite_footnote`)
+
+@pytest.mark.parametrize('delta', [{'content': 5}, {'content': 'a', 'provider_specific_fields': {'citation': {'url': 'https://e.com', 'title': 't'}}},
+                                   {'tool_calls': [{'index': 0, 'id': '', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]}])
+def test_seen_fast_path_odd_chunks(delta):
+    "Chunks the fast path must not skip: odd content, a citation, a call without an id"
+    from litellm import ModelResponseStream
+    from lisette.chat import _Seen
+    from lisette.providers import _idless_calls_dropped
+    s, c = _Seen('openai/gpt-4o-mini'), ModelResponseStream(choices=[dict(delta=delta)])
+    s(c)
+    if 'tool_calls' in delta: assert s.made == ([c.choices[0].delta.tool_calls[0].id] if _idless_calls_dropped() else [])
+    elif 'provider_specific_fields' in delta: assert c.choices[0].delta.content == '[*](https://e.com "t") '
+    else: assert s.odd == [5]
