@@ -13,7 +13,7 @@ from litellm.types.utils import Function
 from .messages import _get, _role, _nonblank, _same_upto, _loads, _too_deep, _has_ckpt
 from .history import _copy_msg, _plain, norm_reasoning, _srv, _blank, _spoken, _plain_calls, _compacted_only
 from .tools import _tc_id
-from .providers import _to_mistral, _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items, drops_reasoning_text, takes_long_ids
+from .providers import _mistral_id, _mistral_id_form, _mistral_thinking, _images_sent_as_items, drops_reasoning_text, takes_long_ids
 # what each provider takes back of another's history, and what litellm does to it on the way (told in the providers notebook)
 from .providers import _anthropic_id_form, _not_in_anthropic_id, _openai_id_max, _short_id_kinds, _anthropic_call_ids, _server_call_id, _rs_only, _file_cites
 from .providers import _args_as_objects, _no_reasoning_text, _fields_sent_as_is, _groq_reasoning_note
