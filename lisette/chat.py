@@ -944,7 +944,7 @@ def _split_bundles(self:Chat, t, tcs):
                                          "as OpenAI refuses the dot in a request, and answered with what is wrong")
             continue
         res += [ChatCompletionMessageToolCall(id=c['id'], type='function', function=Function(**c['function'])) for c in calls]
-        self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call {_tc_id(tc)!r} (OpenAI's bundle of parallel calls) split into its {len(calls)} calls "
+        self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call {_tc_id(tc)!r} (OpenAI's bundle of parallel calls) split into its {len(calls)} call{'' if len(calls)==1 else 's'} "
                                      f"({', '.join(c['function']['name'] for c in calls)}), as litellm splits those of a reply it reads whole")
     return res
 
@@ -957,7 +957,7 @@ def _note_litellm_splits(self:Chat, t, tcs, whole=()):
         if (b := litellm_split_from(_tc_id(tc))) is not None and b not in whole: bundles.setdefault(b, []).append(_tc_name(tc))
     for b, names in bundles.items():
         who = 'without an id' if litellm_made_id(b) else repr(b)  # (litellm's uuid4 for an id-less bundle: the model never sent it, nor do its calls keep it)
-        self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call {who} (OpenAI's bundle of parallel calls) was split by litellm into its {len(names)} calls ({', '.join(names)})")
+        self._adjust(t, 'tool_call', f"the reply's {_multi_tool!r} call {who} (OpenAI's bundle of parallel calls) was split by litellm into its {len(names)} call{'' if len(names)==1 else 's'} ({', '.join(names)})")
 
 # %% ../nbs/06_chat.ipynb #7a1db335
 @patch

@@ -1031,7 +1031,7 @@ def test_multi_tool_use_parallel_split_said_once(fake_provider):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         chat('go'); chat2 = Chat('openai/gpt-4o-mini', tools=[m_add], api_base=fp.openai_base, api_key='k'); chat2('again')
-    assert len([a for a in chat.adjustments if 'split by litellm' in a.detail]) == 1
+    assert [a.detail.split(' was ')[1] for a in chat.adjustments if 'split by litellm' in a.detail] == ['split by litellm into its 1 call (m_add)']
     assert not [a for a in chat2.adjustments if 'split by litellm' in a.detail]
 
 def test_multi_tool_use_parallel_litellm_split_not_kept_is_not_said(fake_provider):
