@@ -776,14 +776,12 @@ def shorten_message(e, mx:int=4000):
     if e.args and e.args[0]==m: e.args = (e.message, *e.args[1:])  # (what `str` and a traceback show)
     return e
 
-_rewraps = {}  # stream class: is it a Router re-wrap? (asked several times a streamed turn)
+@functools.lru_cache(maxsize=256)  # (asked several times a streamed turn; classes made on the fly must not pile up)
+def _rewrap_class(c): return any(k.__name__ in ('FallbackStreamWrapper', 'FallbackAwareStreamWrapper') for k in c.__mro__)  # up to 1.106; from 1.110
 
 def _router_rewrap(r):
     "Is `r` litellm's Router re-wrap of a deployment's stream? Only the inner stream sees its finish and its answer"
-    if (v := _rewraps.get(c := type(r))) is None:
-        if len(_rewraps)>256: _rewraps.clear()  # (classes made on the fly must not pile up)
-        v = _rewraps[c] = any(k.__name__ in ('FallbackStreamWrapper', 'FallbackAwareStreamWrapper') for k in c.__mro__)  # up to 1.106; from 1.110
-    return v
+    return _rewrap_class(type(r))
 
 def stream_finished(r):
     "Did the provider end litellm stream `r` itself (a finish reason)? None when `r` is not a litellm stream"

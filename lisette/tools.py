@@ -294,26 +294,9 @@ def _res_content(res):
     if (img := _image_part(res)) is not None: return [img]
     return str(res)
 
-# A tool round reads its calls' ids, names and arguments ~25 times: litellm's own call and function objects (fields in
-# `__dict__`, or pydantic's extras, where litellm keeps most of a call's) and dicts are read here directly, as `_get` reads them
-def _field(o, k):
-    d = o.__dict__
-    return d[k] if k in d else (o.__pydantic_extra__ or {}).get(k)
-
-def _tc_id(tc):
-    if (c := tc.__class__) is dict: return tc.get('id')
-    return _field(tc, 'id') if c is ChatCompletionMessageToolCall else _get(tc, 'id')
-
-def _tc_fn(tc, k):
-    "Field `k` of tool call `tc`'s function"
-    if (c := tc.__class__) is dict: f = tc.get('function')
-    elif c is ChatCompletionMessageToolCall: f = _field(tc, 'function')
-    else: return _get(tc, 'function', k)
-    if (c := f.__class__) is Function: return _field(f, k)
-    return f.get(k) if c is dict else _get(f, k)
-
-def _tc_name(tc): return _tc_fn(tc, 'name')
-def _tc_args(tc): return _tc_fn(tc, 'arguments')
+def _tc_id(tc): return _get(tc, 'id')
+def _tc_name(tc): return _get(tc, 'function', 'name')
+def _tc_args(tc): return _get(tc, 'function', 'arguments')
 
 def _mk_tool_result(tc, res, tc_res=None):
     "A `tool` message answering tool call `tc` with result `res`"

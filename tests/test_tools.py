@@ -974,19 +974,23 @@ def _oa_reply(*tcs):
 
 def _mcall(tid, *calls): return {'id': tid, 'type': 'function', 'function': {'name': 'multi_tool_use.parallel', 'arguments': json.dumps(_uses(*calls))}}
 
+def _read_whole(fp, *calls, model='openai/gpt-4o-mini'):
+    "A turn whose first reply, read whole, holds tool calls `calls` (then 'done'): (the chat, its response)"
+    ran.clear()
+    fp.queue(_oa_reply(*calls), 'done')
+    chat = Chat(model, tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        return chat, chat('go')
+
 def test_multi_tool_use_parallel_split_by_litellm_each_in_its_place(fake_provider):
     """Two bundles and a call in a reply litellm reads whole: litellm's splitter put the second bundle's calls in the wrong
     place (its `shift` counts the calls added, not those replaced), so that bundle stayed in (its calls ran twice) and the
     call after it was lost; each bundle's calls now take its place, and every call runs once"""
     fp = fake_provider
-    ran.clear()
-    fp.queue(_oa_reply(_mcall('call_p1', ('functions.m_add', {'a': 1}), ('functions.m_add', {'a': 2})),
-                       _mcall('call_p2', ('functions.m_add', {'a': 3}), ('functions.m_mul', {'a': 4, 'b': 5})),
-                       {'id': 'call_x', 'type': 'function', 'function': {'name': 'm_mul', 'arguments': '{"a": 6, "b": 7}'}}), 'done')
-    chat = Chat('openai/gpt-4o-mini', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        chat('go')
+    chat, _ = _read_whole(fp, _mcall('call_p1', ('functions.m_add', {'a': 1}), ('functions.m_add', {'a': 2})),
+                          _mcall('call_p2', ('functions.m_add', {'a': 3}), ('functions.m_mul', {'a': 4, 'b': 5})),
+                          {'id': 'call_x', 'type': 'function', 'function': {'name': 'm_mul', 'arguments': '{"a": 6, "b": 7}'}})
     assert sorted(ran) == [('m_add', 1, 0), ('m_add', 2, 0), ('m_add', 3, 0), ('m_mul', 4, 5), ('m_mul', 6, 7)]
     ids = [tc.id for tc in chat.hist[1].tool_calls]
     assert ids == ['call_p1_0', 'call_p1_1', 'call_p2_0', 'call_p2_1', 'call_x']
@@ -998,12 +1002,8 @@ def test_multi_tool_use_parallel_split_by_litellm_each_in_its_place(fake_provide
 def test_multi_tool_use_parallel_bad_arguments_read_whole(fake_provider):
     "A bundle of the wrong shape in a reply litellm reads whole: litellm's splitter raised on it and the reply was lost (InternalServerError); now the call is answered with what is wrong, and the turn goes on"
     fp = fake_provider
-    ran.clear()
-    fp.queue(_oa_reply({'id': 'call_p1', 'type': 'function', 'function': {'name': 'multi_tool_use.parallel', 'arguments': '{"tool_uses": "x"}'}}), 'done')
-    chat = Chat('openai/gpt-4o-mini', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        assert contents(chat('go')).content == 'done'
+    chat, r = _read_whole(fp, {'id': 'call_p1', 'type': 'function', 'function': {'name': 'multi_tool_use.parallel', 'arguments': '{"tool_uses": "x"}'}})
+    assert contents(r).content == 'done'
     [(tid, res)] = _answers(fp)
     assert ran == [] and tid == 'call_p1' and res.startswith('Tool multi_tool_use.parallel was not run') and '`tool_uses` must be a non-empty array' in res, res
     _sent_ok(fp, chat)
@@ -1011,12 +1011,7 @@ def test_multi_tool_use_parallel_bad_arguments_read_whole(fake_provider):
 def test_multi_tool_use_parallel_split_by_litellm_plain(fake_provider):
     "One such call in a reply litellm reads whole: litellm's split calls run as any calls (nothing for lisette to do)"
     fp = fake_provider
-    ran.clear()
-    fp.queue(_oa_reply(_mcall('call_p1', ('functions.m_add', {'a': 1}), ('functions.m_mul', {'a': 2, 'b': 3}))), 'done')
-    chat = Chat('openai/gpt-4o-mini', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        chat('go')
+    chat, _ = _read_whole(fp, _mcall('call_p1', ('functions.m_add', {'a': 1}), ('functions.m_mul', {'a': 2, 'b': 3})))
     assert sorted(ran) == [('m_add', 1, 0), ('m_mul', 2, 3)]  # (run at once: in any order)
     assert _answers(fp) == [('call_p1_0', '1'), ('call_p1_1', '6')]
     _sent_ok(fp, chat)
@@ -1039,12 +1034,7 @@ def test_multi_tool_use_parallel_litellm_split_not_kept_is_not_said(fake_provide
     the bundle reaches the chat whole, and the chat splits it (into the same ids). The split is the chat's, said once as
     such; it was also said as litellm's, which it was not (helper-73)"""
     fp = fake_provider
-    ran.clear()
-    fp.queue(_oa_reply(_mcall('call_d', ('functions.m_add', {'a': 1}), ('m_mul', {'a': 2, 'b': 3}))), 'done')
-    chat = Chat('databricks/dbrx-x', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        chat('go')
+    chat, _ = _read_whole(fp, _mcall('call_d', ('functions.m_add', {'a': 1}), ('m_mul', {'a': 2, 'b': 3})), model='databricks/dbrx-x')
     assert sorted(ran) == [('m_add', 1, 0), ('m_mul', 2, 3)] and _answers(fp) == [('call_d_0', '1'), ('call_d_1', '6')]
     [a] = [a.detail for a in chat.adjustments if a.kind=='tool_call']
     assert "'call_d' (OpenAI's bundle of parallel calls) split into its 2 calls (m_add, m_mul), as litellm splits" in a, a
@@ -1056,13 +1046,8 @@ def test_multi_tool_use_parallel_without_id_split_by_litellm(fake_provider):
     the calls came without ids, so they get ids in the provider's style and the chat says so, as for any call litellm
     gives an id; the split is said without naming litellm's id, which the model never sent (helper-73)"""
     fp = fake_provider
-    ran.clear()
     b = _mcall(None, ('functions.m_add', {'a': 1}), ('m_mul', {'a': 2, 'b': 3})); del b['id']
-    fp.queue(_oa_reply(b), 'done')
-    chat = Chat('openai/gpt-4o-mini', tools=[m_add, m_mul], api_base=fp.openai_base, api_key='k')
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        chat('go')
+    chat, _ = _read_whole(fp, b)
     ids = [tc.id for tc in chat.hist[1].tool_calls]
     assert sorted(ran) == [('m_add', 1, 0), ('m_mul', 2, 3)] and [i for i,_ in _answers(fp)] == ids
     assert all(re.fullmatch(r'call_[A-Za-z0-9]{24}', i) for i in ids), ids
