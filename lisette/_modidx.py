@@ -444,6 +444,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'lisette.messages._block_where': ('messages.html#_block_where', 'lisette/messages.py'),
                                   'lisette.messages._bytes2content': ('messages.html#_bytes2content', 'lisette/messages.py'),
                                   'lisette.messages._cc': ('messages.html#_cc', 'lisette/messages.py'),
+                                  'lisette.messages._cc_problem': ('messages.html#_cc_problem', 'lisette/messages.py'),
                                   'lisette.messages._ckpt_copy': ('messages.html#_ckpt_copy', 'lisette/messages.py'),
                                   'lisette.messages._ckpt_targets': ('messages.html#_ckpt_targets', 'lisette/messages.py'),
                                   'lisette.messages._data_url': ('messages.html#_data_url', 'lisette/messages.py'),

@@ -11,7 +11,7 @@ import copy, json
 from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
-from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _part_types, _role_parts, _get, _role, _tc_cache, _loads, _cc
+from .messages import check_msg, MessageFormatError, max_cache_ckpts, _msg_roles, _part_types, _role_parts, _get, _role, _tc_cache, _loads, _cc, _cc_problem
 from .tools import mk_tc_result, _mk_tool_result, _tc_id, _tc_name, _provider_ran
 
 # %% ../nbs/01b_history.ipynb #47f35a44
@@ -41,13 +41,15 @@ def _shape_ok(m, role, c, tcs):
             if not (_tc_id(tc).__class__ is str and (nm := _tc_name(tc)).__class__ is str and nm): return False
             if _get(tc, 'function', 'arguments').__class__ not in (str, NoneType) or _get(tc, 'type') not in (None, 'function'): return False
             if (p := _get(tc, 'provider_specific_fields')) is not None and (p.__class__ is not dict or p.get('thought_signature').__class__ not in (str, NoneType)): return False
+            if _cc_problem(_get(tc, 'cache_control')): return False
     if _get(m, 'name').__class__ not in (str, NoneType) or _get(m, 'function_call') is not None: return False
+    if _cc_problem(_get(m, 'cache_control')): return False  # (a checkpoint of another form: `check_msg` says)
     if m.__class__ is dict and m.get('audio') is not None: return False  # a spoken reply: `check_msg` checks it (a `Message`'s audio is typed)
     if c is None: return role=='assistant'
     if c.__class__ is str: return True
     if c.__class__ is not list: return False
     for p in c:
-        if not (p.__class__ is dict and (t := p.get('type')).__class__ is str): return False
+        if not (p.__class__ is dict and (t := p.get('type')).__class__ is str) or 'cache_control' in p and _cc_problem(p['cache_control']): return False
         if t=='text':
             if p.get('text').__class__ is not str: return False
         elif t=='image_url' or t=='file' or t not in _part_types or t in _role_parts: return False  # what it holds, an unknown type, or its role: `check_msg` says

@@ -393,6 +393,17 @@ def _part_type_problem(j, t):
     else: todo = f"convert it to a 'text', 'image_url' or 'file' part, or drop it (known types: {', '.join(sorted(_part_types))})"
     return f'content[{j}].type', f"is {t!r}, a content part litellm does not send: {todo}"
 
+# %% ../nbs/01_messages.ipynb #277ca312
+_ttl_form = re.compile(r'[0-9]*\.?[0-9]+[smh]')  # (litellm's form: Anthropic takes '5m' and '1h')
+
+def _cc_problem(cc):
+    "What is wrong with `cc` as a cache checkpoint (`cache_control`), or None (for None too: no checkpoint)"
+    if cc is None: return None
+    fix = "a cache checkpoint is {'type': 'ephemeral'}, perhaps with a 'ttl' such as '5m' or '1h'; or remove it"
+    if not isinstance(cc, dict): return f"is {type(cc).__name__} {str(cc)[:40]!r}; {fix}"
+    if cc.get('type')!='ephemeral': return f"has 'type' {cc.get('type')!r}; {fix}"
+    if (t := cc.get('ttl')) is not None and not (isinstance(t, str) and _ttl_form.fullmatch(t)): return f"has 'ttl' {t!r}; {fix}"
+
 # %% ../nbs/01_messages.ipynb #23865924
 def _tool_call_id_problem(tid):
     "What is wrong with a tool message's `tool_call_id` `tid` (not a non-empty str)"
@@ -415,6 +426,8 @@ def _shape_problem(m, need_ids=True):
                 return f'tool_calls[{j}].function.arguments', f"is a {type(a).__name__}; give the arguments as a JSON string (json.dumps them)"
             if (t := _get(tc, 'type')) not in (None, 'function'): return f'tool_calls[{j}].type', f"is {t!r}; a tool call's type is 'function'"
             if pr := _tc_psf_problem(tc): return f'tool_calls[{j}].provider_specific_fields{pr[0]}', pr[1]
+            if pr := _cc_problem(_get(tc, 'cache_control')): return f'tool_calls[{j}].cache_control', pr
+    if pr := _cc_problem(_get(m, 'cache_control')): return 'cache_control', pr
     if (fc := _get(m, 'function_call')) is not None and not _legacy_call_ok(fc): return 'function_call', _legacy_call  # (a litellm `Message` carries it as None)
     if (nm := _get(m, 'name')) is not None and not isinstance(nm, str): return 'name', f"is a {type(nm).__name__}; give a str"
     if (a := _get(m, 'audio')) is not None and (pr := _audio_problem(role, a)): return pr
@@ -456,6 +469,7 @@ def _part_problem(j, p, role=None):
     if p['type']=='text' and not isinstance(p.get('text'), str): return f'content[{j}].text', "must be a str"
     if p['type']=='file' and not isinstance(p.get('file'), dict): return f'content[{j}].file', "must be a dict (with 'file_data' or 'file_id')"
     if p['type']=='image_url' and (pr := _image_problem(p.get('image_url'))): return f'content[{j}].image_url', pr
+    if 'cache_control' in p and (pr := _cc_problem(p['cache_control'])): return f'content[{j}].cache_control', pr
 
 # %% ../nbs/01_messages.ipynb #16c7fdde
 _image_mimes = (*(k for k,v in media_kinds.items() if v=='image'), 'image/jpg', 'image/heic', 'image/heif')  # what some provider takes (Anthropic and OpenAI all but the HEIF two)

@@ -595,7 +595,10 @@ def test_every_saved_setting_has_a_check():
     (lambda d: d['hist'].append({'role': 'function', 'name': 'f', 'content': '42'}), 'hist[2].role', "message 2: 'role' is 'function', OpenAI's legacy"),
     (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': 'x'}}]}), 'hist[2].content[0].image_url', "'content[0].image_url' is 'x', not a URL"),
     (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,%%%'}}]}), 'hist[2].content[0].image_url', "not base64"),
-    (lambda d: d['hist'].append({'role': 'assistant', 'content': 'x', 'provider_specific_fields': {'thought_signatures': [[1]]}}), 'hist[2].provider_specific_fields', "not a string")])
+    (lambda d: d['hist'].append({'role': 'assistant', 'content': 'x', 'provider_specific_fields': {'thought_signatures': [[1]]}}), 'hist[2].provider_specific_fields', "not a string"),
+    # a cache checkpoint of no form a provider takes (it was loaded, then sent as it was: Anthropic refuses it on every turn)
+    (lambda d: d['hist'].append({'role': 'user', 'content': [{'type': 'text', 'text': 'x', 'cache_control': 'x'}]}), 'hist[2].content[0].cache_control', "'content[0].cache_control' is str 'x'"),
+    (lambda d: d['hist'].append({'role': 'user', 'content': 'x', 'cache_control': {'type': 'persistent'}}), 'hist[2].cache_control', "'cache_control' has 'type' 'persistent'")])
 def test_malformed_saved_chat_named(tmp_path, edit, field, problem):
     chat = Chat('openai/gpt-4o-mini', hist=['hi', 'hello'])
     p = chat.save(tmp_path/'c.json')
@@ -638,7 +641,8 @@ def _set_sig(tc, v): tc.setdefault('provider_specific_fields', {})['thought_sign
       for v in ['', {}, {'name': 'add'}]],
     pytest.param('anthropic', lambda m,tc: m.update(thinking_blocks=0), 'hist[1]', "thinking_blocks is a int, not a list", id='thinking_blocks=0'),
     *[pytest.param('gemini', lambda m,tc,v=v: _set_sig(tc, v), 'hist[1].tool_calls[0].provider_specific_fields.thought_signature', f"is a {type(v).__name__}", id=f'thought_signature={v!r}')
-      for v in [[1], {'a': 1}, 5]]])
+      for v in [[1], {'a': 1}, 5]],
+    pytest.param('anthropic', lambda m,tc: tc.update(cache_control={'type': 'ephemeral', 'ttl': 300}), 'hist[1].tool_calls[0].cache_control', "has 'ttl' 300", id='cache_control.ttl=300')])
 def test_saved_message_that_breaks_the_next_turn_refused_at_load(fake_provider, tmp_path, proto, edit, field, problem):
     """Saved messages that loaded, then failed every later turn: a legacy `function_call` (Anthropic's 400: a tool call
     without its result), `thinking_blocks: 0` ("'int' object is not iterable"), a Gemini call's thought signature that
