@@ -98,6 +98,10 @@ def _compacted_only(m, role, c):
     "Is `m` Anthropic's pause after compacting the context, without text (its compaction block, kept by litellm in its provider fields, is its content)?"
     return role=='assistant' and (c is None or c.__class__ is str and _blank(c)) and bool((_get(m, 'provider_specific_fields') or {}).get('compaction_blocks'))
 
+# the fields a thinking block has (litellm's own `index` and `cache_control` it handles); Anthropic, which takes them back
+# as they are, refuses a block with any other ("Extra inputs are not permitted"), on every turn
+_block_keys = {'thinking': {'type', 'thinking', 'signature', 'cache_control', 'index'}, 'redacted_thinking': {'type', 'data', 'cache_control', 'index'}}
+
 def _thinking_problem(m, role):
     "Why the `thinking_blocks` of `m` are malformed, or None"
     tbs = _get(m, 'thinking_blocks')
@@ -113,6 +117,8 @@ def _thinking_problem(m, role):
         for k,may_be_empty in need.items():
             v = _get(b, k)
             if not (isinstance(v, str) and (v or may_be_empty)): return f"thinking_blocks[{j}] ({t}) has no {k!r} string: thinking blocks must be sent back exactly as the provider returned them"
+        if isinstance(b, dict) and not _block_keys[t].issuperset(b):
+            return f"thinking_blocks[{j}] ({t}) has field(s) {', '.join(map(repr, sorted(set(b)-_block_keys[t])))} no thinking block has: thinking blocks must be sent back exactly as the provider returned them"
 
 # %% ../nbs/01b_history.ipynb #a66311c5
 def _open_block(msgs, start):

@@ -640,6 +640,8 @@ def _set_sig(tc, v): tc.setdefault('provider_specific_fields', {})['thought_sign
     *[pytest.param('anthropic', lambda m,tc,v=v: m.update(function_call=v), 'hist[1].function_call', "'function_call' is no OpenAI legacy function call", id=f'function_call={v!r}')
       for v in ['', {}, {'name': 'add'}]],
     pytest.param('anthropic', lambda m,tc: m.update(thinking_blocks=0), 'hist[1]', "thinking_blocks is a int, not a list", id='thinking_blocks=0'),
+    # a field no thinking block has: litellm sends the block as it is, and Anthropic refuses it ("Extra inputs are not permitted") on every turn
+    pytest.param('anthropic', lambda m,tc: m['thinking_blocks'][0].update(note='mine'), 'hist[1]', "thinking_blocks[0] (thinking) has field(s) 'note' no thinking block has", id='thinking_blocks[0].note'),
     *[pytest.param('gemini', lambda m,tc,v=v: _set_sig(tc, v), 'hist[1].tool_calls[0].provider_specific_fields.thought_signature', f"is a {type(v).__name__}", id=f'thought_signature={v!r}')
       for v in [[1], {'a': 1}, 5]],
     pytest.param('anthropic', lambda m,tc: tc.update(cache_control={'type': 'ephemeral', 'ttl': 300}), 'hist[1].tool_calls[0].cache_control', "has 'ttl' 300", id='cache_control.ttl=300')])
