@@ -406,7 +406,8 @@ def _ints_from(lo): return lambda x: _is(int)(x) and lo<=x<2**63  # (a setting: 
 
 # each saved setting: (is the value acceptable?, what is expected)
 _setting_checks = dict(
-    temp=(_opt(_num), "a number or null"), search=(lambda x: x is None or isinstance(x, (bool, int, float)) or isinstance(x, str) and x in _efforts, "false, true or one of 'l', 'm', 'h'"),  # (as `Chat` takes it: a number is true or false)
+    temp=(_opt(lambda x: _num(x) and x>=0), "a non-negative number or null"),  # (no provider takes a temperature below 0: each turn would be refused)
+    search=(lambda x: x is None or isinstance(x, (bool, int, float)) or isinstance(x, str) and x in _efforts, "false, true or one of 'l', 'm', 'h'"),  # (as `Chat` takes it: a number is true or false)
     cache=(_is(bool), "true or false"), cache_idxs=(lambda x: isinstance(x, list) and all(_is(int)(o) and abs(o)<_big for o in x), "a list of integers"),
     ttl=(lambda x: x in (None, '5m', '1h'), "null, '5m' or '1h'"), tc_res_eval=(_is(bool), "true or false"),
     markup=(lambda x: _num(x) and x>=0, "a non-negative number"), tool_reminder=(_opt(_is(str)), "a string or null"),

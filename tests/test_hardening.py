@@ -555,7 +555,8 @@ class FakeProviderPair:
     ('callkw', {'api_base': 'http://evil'}, 'not used'), ('extra_headers', {'X-Leak': '1'}, 'not used'),
     ('retries', -1, 'settings.retries: expected a non-negative integer, got -1'),
     ('markup', -1, 'settings.markup: expected a non-negative number, got -1'),
-    ('temp', 'hot', 'settings.temp: expected a number or null, got "hot"'),
+    ('temp', 'hot', 'settings.temp: expected a non-negative number or null, got "hot"'),
+    ('temp', -1, 'settings.temp: expected a non-negative number or null, got -1'),  # (it loaded, then every turn was refused: no provider takes a temperature below 0)
     ('completefunc', 'os.system', 'settings.completefunc: not a setting lisette loads from a file'),
     ('api_key', 'sk-x', 'settings.api_key: not a setting'), ('max_tokens', True, 'settings.max_tokens: expected a positive integer'),
     ('timeout', [-1, 5], 'settings.timeout: expected null, a positive number'), ('api_base', 'file:///etc/passwd', 'settings.api_base: expected an http(s) URL'),
