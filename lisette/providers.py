@@ -1935,6 +1935,24 @@ def _anthropic_blank_calls(kw):
 
 _adapters.append(_anthropic_blank_calls)
 
+# %% ../nbs/04_providers.ipynb #d7b3e977
+@functools.cache  # asked once: what the installed litellm does cannot change
+def _litellm_sends_empty_thought():
+    "Does the installed litellm send Gemini an assistant message's empty `reasoning_content` as an empty thought part?"
+    try:
+        from litellm.llms.vertex_ai.gemini.transformation import _gemini_convert_messages_with_history
+        msgs = [{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'yo', 'reasoning_content': ''}]
+        return {'thought': True, 'text': ''} in _gemini_convert_messages_with_history(msgs)[1]['parts']
+    except Exception: return False  # (its internals moved: send the messages as they are)
+
+def _empty_reasoning(o): return _get(o, 'role')=='assistant' and _get(o, 'reasoning_content')==''
+
+def _gemini_empty_reasoning(kw):
+    if provider_kind(kw['model'])!='gemini' or not any(map(_empty_reasoning, msgs := kw.get('messages') or [])) or not _litellm_sends_empty_thought(): return kw
+    return kw | dict(messages=[_replaced(o, reasoning_content=None) if _empty_reasoning(o) else o for o in msgs])
+
+_adapters.append(_gemini_empty_reasoning)
+
 # %% ../nbs/04_providers.ipynb #09696dea
 def _container_of(m):
     "The id of the container on assistant message `m`, if it has not expired (Anthropic: `{'id': ..., 'expires_at': ISO time}`)"

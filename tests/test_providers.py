@@ -785,6 +785,20 @@ def test_gemini_tool_result_texts_kept_apart(fake_provider, model):
     fr = [p['function_response'] for m in fp.last['contents'] for p in m['parts'] if 'function_response' in p][0]
     assert fr['response']['content'] == f"Be brief.\n\n[tool_call_id: {c.hist[1].tool_calls[0].id.split('__thought__')[0]}]\n\nMexico"
 
+@pytest.mark.parametrize('msg', [{'role': 'assistant', 'content': 'Hello.', 'reasoning_content': ''},
+                                 litellm.Message(role='assistant', content='Hello.', reasoning_content='')], ids=['dict', 'Message'])
+@pytest.mark.parametrize('stream', [False, True])
+def test_gemini_empty_reasoning_content_sent_as_none(fake_provider, msg, stream):
+    """An assistant message with `reasoning_content: ''` (as some OpenAI-compatible servers reply): litellm sent Gemini an
+    empty thought part, which Gemini refuses on every later turn ('empty text parameter'). It goes as none; the history keeps it"""
+    fp = fake_provider
+    fp.queue('Fine.')
+    c = Chat('gemini/gemini-3-flash-preview', hist=['Hi', msg], api_base=fp.gemini_base, api_key='k')
+    r = c('And now?', stream=stream)
+    if stream: list(r)
+    assert c.hist[-1].content == 'Fine.' and _get(c.hist[1], 'reasoning_content') == ''
+    assert fp.last['contents'][1] == {'role': 'model', 'parts': [{'text': 'Hello.'}]}
+
 def test_thinking_loop_whose_later_step_did_not_think_keeps_thinking(fake_provider):
     """Claude thinks at a tool loop's start, and its second call comes without thinking (Claude 4 thinks once a turn
     without interleaved thinking): the third request keeps thinking on (Anthropic refuses turning it off with thinking
