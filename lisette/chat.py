@@ -118,6 +118,7 @@ def _check_args(model, sp, temp, cache_idxs, ns, retries, max_cost):
     if not isinstance(model, str) or not model.strip(): bad('model', model, "give a litellm model name (a str), such as 'anthropic/claude-sonnet-4-5' or 'gpt-4o-mini'")
     if sp is not None and not isinstance(sp, (str, list)): bad('sp', sp, "the system prompt is a str")
     if temp is not None and not _is_num(temp): bad('temp', temp, "a temperature is a number (e.g. 0.7), or None for the provider's default")
+    if temp is not None and not 0<=temp<math.inf: bad('temp', temp, "no provider takes a temperature below 0 (nor NaN or infinity): give 0 or more, e.g. 0.7", ValueError)  # (each turn would be refused)
     if not isinstance(cache_idxs, (list, tuple, range)) or not all(isinstance(i, int) and not isinstance(i, bool) for i in cache_idxs):
         bad('cache_idxs', cache_idxs, "give a list of message indices (ints), such as [-1] or [0, -1]")
     if ns is not None and not (isinstance(ns, Mapping) or callable(ns) or is_listy(ns)): bad('ns', ns, "give a dict of the tools' names to their functions (or a list of functions)")  # (what `mk_ns` takes)
@@ -787,6 +788,7 @@ def _new_turn(self:Chat, prefill=None, max_steps=2, final_prompt=_final_prompt, 
                              "Raise `chat.max_cost` (or set it to None) to continue.")
     _check_think(opts.get('think'))
     if (tp := opts.get('temp')) is not None and not _is_num(tp): raise TypeError(f"temp={tp!r}: a temperature is a number (e.g. 0.7), or None for the chat's")
+    if tp is not None and not 0<=tp<math.inf: raise ValueError(f"temp={tp!r}: no provider takes a temperature below 0 (nor NaN or infinity): give 0 or more, e.g. 0.7")
     if not _is_num(max_steps): raise TypeError(f"max_steps={max_steps!r}: give how many tool rounds the turn may take (a number: math.inf for no limit)")
     schemas, ns = self._tools_for(tools)
     if (tc := opts.get('tool_choice')) is not None:

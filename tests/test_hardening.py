@@ -1000,7 +1000,8 @@ def test_reply_to_legacy_functions_keeps_the_chat_going(fake_provider):
     (dict(model=123), "model=123: give a litellm model name"), (dict(model=None), "model=None: give a litellm model name"),
     (dict(sp=123), "sp=123: the system prompt is a str"), (dict(temp='hot'), "temp='hot': a temperature is a number"),
     (dict(cache_idxs=5), "cache_idxs=5: give a list of message indices"), (dict(ns='x'), "ns='x': give a dict"),
-    (dict(retries=-1), "retries=-1: give how many times to retry"), (dict(max_cost=-1), "max_cost=-1: give a spending limit")])
+    (dict(retries=-1), "retries=-1: give how many times to retry"), (dict(max_cost=-1), "max_cost=-1: give a spending limit"),
+    (dict(temp=-0.5), "temp=-0.5: no provider takes a temperature below 0"), (dict(temp=float('nan')), "temp=nan: no provider takes")])
 def test_chat_arguments_of_the_wrong_kind(kw, msg):
     "Each was accepted: dropped on the way (sp), sent as is (temp), or failed in the first turn with a message naming neither (cache_idxs, model)"
     with pytest.raises((TypeError, ValueError), match=msg.replace('(', r'\(').replace(')', r'\)')): Chat(**{'model': 'openai/gpt-4o-mini', **kw})
@@ -1009,7 +1010,7 @@ def test_turn_arguments_of_the_wrong_kind(fake_provider):
     fp = fake_provider
     chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
     for kw, msg in [(dict(think='hard'), "think='hard': give True, False, or 'l', 'm', 'h', 'x'"), (dict(temp='hot'), "temp='hot': a temperature is a number"),
-                    (dict(max_steps='3'), "max_steps='3': give how many tool rounds")]:
+                    (dict(max_steps='3'), "max_steps='3': give how many tool rounds"), (dict(temp=-1), "temp=-1: no provider takes a temperature below 0")]:
         with pytest.raises((TypeError, ValueError), match=msg): chat('hi', **kw)
     assert chat.hist == [] and fp.requests == []
     with pytest.raises(ValueError, match="Nothing to send: give a message"): chat()
