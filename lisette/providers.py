@@ -1803,6 +1803,25 @@ def _pool_closes_later():
 
 _on_first_request.append(_pool_closes_later)
 
+# %% ../nbs/04_providers.ipynb #fa8fc3d0
+def _module_client():
+    "litellm's module-level async client, if litellm has made it (asking `litellm.module_level_aclient` would make it)"
+    return litellm.__dict__.get('module_level_aclient')
+
+def _keep_module_client():
+    "Have litellm's closer of evicted clients leave litellm's module-level async client open, as litellm goes on using it (idempotent)"
+    try: from litellm.caching.evicted_client_closer import EvictedClientCloser
+    except ImportError: return  # (no closer: nothing closes it)
+    schedule = EvictedClientCloser.schedule
+    if getattr(schedule, '_lisette', False): return
+    @functools.wraps(schedule)
+    def schedule_unless_module_client(self, client):
+        if client is None or client is not _module_client(): return schedule(self, client)
+    schedule_unless_module_client._lisette = True
+    EvictedClientCloser.schedule = schedule_unless_module_client
+
+_on_first_request.append(_keep_module_client)
+
 # %% ../nbs/04_providers.ipynb #604d4781
 import random, sys, uuid
 from .messages import _ids_rng

@@ -553,6 +553,35 @@ def test_pool_lock_mend_unchanged_use(fake_provider):
         for x in c('Hi', stream=True): break   # abandoned half-read
     assert contents(c('Hi')).content == 'the end'
 
+async def test_module_client_outlives_its_cache_entry(fake_provider, monkeypatch):
+    """litellm's module-level async client, which every Anthropic request goes through, stays litellm's after its entry in
+    litellm's client cache goes (the 201st client; 1 h): the closer of evicted clients closed it 15 min later, and the
+    requests being connected through it then failed, "Connector is closed" (1.106.2 and 1.110.2; the project's CI once)"""
+    from litellm.caching.evicted_client_closer import EvictedClientCloser
+    fp = fake_provider
+    fp.respond_with(lambda body, path: 'ok')
+    await AsyncChat('anthropic/' + sonn45, **an(fp))('Hi')  # the first request: litellm makes its module-level client
+    h = litellm.module_level_aclient
+    assert fp.requests[-1].path.endswith('/messages')
+    # its entry evicted and the 15 minutes of grace gone by: litellm marked the client its own as it cached it
+    closer = EvictedClientCloser(grace_seconds=0)
+    monkeypatch.setattr(litellm.in_memory_llm_clients_cache, 'evicted_client_closer', closer)
+    closer.mark_owned(h)
+    closer.schedule(h)  # what evicting the entry does (`LLMClientCache._remove_key`)
+    # requests on Anthropic (through that client) and OpenAI (whose client lookups run the closer) at once
+    async def one(i):
+        c = AsyncChat(['anthropic/' + sonn45, 'openai/gpt-4o-mini'][i%2], retries=0, **[an, oa][i%2](fp))
+        r = await c('Hi', stream=i%4>1)
+        if i%4>1: r = [x async for x in r][-1]
+        return contents(r).content
+    res = await asyncio.gather(*map(one, range(40)), return_exceptions=True)
+    assert [r for r in res if r!='ok'] == []
+    from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
+    other = AsyncHTTPHandler()  # any other client litellm evicts is still closed
+    closer.mark_owned(other); closer.schedule(other); closer.reap()
+    for _ in range(3): await asyncio.sleep(0)  # (the close runs as a task)
+    assert other._client.is_closed and not h._client.is_closed
+
 @pytest.mark.parametrize('stream', [False, True])
 @pytest.mark.parametrize('cache', [False, True])
 def test_paused_turn_with_thinking_continues_with_its_thinking(fake_provider, stream, cache):
