@@ -1964,7 +1964,10 @@ def _litellm_sends_empty_thought():
         return {'thought': True, 'text': ''} in _gemini_convert_messages_with_history(msgs)[1]['parts']
     except Exception: return False  # (its internals moved: send the messages as they are)
 
-def _empty_reasoning(o): return _get(o, 'role')=='assistant' and _get(o, 'reasoning_content')==''
+def _empty_reasoning(o):
+    "Is `o` an assistant message with `reasoning_content: ''`? (its fields read directly: a request asks every message of a long history)"
+    d = o if o.__class__ is dict else getattr(o, '__dict__', None) or {}  # (a `Message` keeps both in its fields)
+    return d.get('reasoning_content')=='' and d.get('role')=='assistant'
 
 def _gemini_empty_reasoning(kw):
     if provider_kind(kw['model'])!='gemini' or not any(map(_empty_reasoning, msgs := kw.get('messages') or [])) or not _litellm_sends_empty_thought(): return kw
