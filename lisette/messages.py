@@ -410,8 +410,8 @@ def _tool_call_id_problem(tid):
     what = "is missing" if tid is None else "is empty" if tid=='' else f"is {str(tid)[:40]}, of type {type(tid).__name__}, not a str"
     return f"{what}: a tool message answers one tool call, so give the `id` of the call it answers"
 
-def _shape_problem(m, need_ids=True):
-    "(field, problem) for the first shape problem of message `m`, or None"
+def _shape_problem(m, need_ids=True, ckpts=True):
+    "(field, problem) for the first shape problem of message `m`, or None (`ckpts`: check its cache checkpoints' form too)"
     role, c, tcs = _get(m, 'role'), _get(m, 'content'), _get(m, 'tool_calls')
     if role not in _msg_roles: return _role_problem(role)
     if need_ids and role=='tool' and not (isinstance(tid := _get(m, 'tool_call_id'), str) and tid): return 'tool_call_id', _tool_call_id_problem(tid)
@@ -426,8 +426,8 @@ def _shape_problem(m, need_ids=True):
                 return f'tool_calls[{j}].function.arguments', f"is a {type(a).__name__}; give the arguments as a JSON string (json.dumps them)"
             if (t := _get(tc, 'type')) not in (None, 'function'): return f'tool_calls[{j}].type', f"is {t!r}; a tool call's type is 'function'"
             if pr := _tc_psf_problem(tc): return f'tool_calls[{j}].provider_specific_fields{pr[0]}', pr[1]
-            if pr := _cc_problem(_get(tc, 'cache_control')): return f'tool_calls[{j}].cache_control', pr
-    if pr := _cc_problem(_get(m, 'cache_control')): return 'cache_control', pr
+            if ckpts and (pr := _cc_problem(_get(tc, 'cache_control'))): return f'tool_calls[{j}].cache_control', pr
+    if ckpts and (pr := _cc_problem(_get(m, 'cache_control'))): return 'cache_control', pr
     if (fc := _get(m, 'function_call')) is not None and not _legacy_call_ok(fc): return 'function_call', _legacy_call  # (a litellm `Message` carries it as None)
     if (nm := _get(m, 'name')) is not None and not isinstance(nm, str): return 'name', f"is a {type(nm).__name__}; give a str"
     if (a := _get(m, 'audio')) is not None and (pr := _audio_problem(role, a)): return pr
@@ -435,7 +435,7 @@ def _shape_problem(m, need_ids=True):
     if isinstance(c, str): return None
     if not isinstance(c, list): return 'content', f"is a {type(c).__name__}; use a str or a list of content parts (dicts with a 'type')"
     for j,p in enumerate(c):
-        if pr := _part_problem(j, p, role): return pr
+        if pr := _part_problem(j, p, role, ckpts): return pr
 
 def _tc_psf_problem(tc):
     "(field suffix, problem) of the `provider_specific_fields` of tool call `tc` (where litellm keeps Gemini's thought signature for the call), or None"
@@ -458,7 +458,7 @@ def _audio_problem(role, a):
     for k,v,ok in (('id', i, str), ('transcript', t, str), ('expires_at', e, (int, float))):
         if v is not None and (not isinstance(v, ok) or isinstance(v, bool)): return f'audio.{k}', f"is a {type(v).__name__}; give a {'number' if k=='expires_at' else 'str'}"
 
-def _part_problem(j, p, role=None):
+def _part_problem(j, p, role=None, ckpts=True):
     "(field, problem) of content part `p`, at index `j` of a message's content, or None"
     if not (isinstance(p, dict) and isinstance(p.get('type'), str)):
         return f'content[{j}]', f"is {type(p).__name__} {str(p)[:40]!r}; a content part is a dict with a 'type', e.g. {{'type': 'text', 'text': ...}}"
@@ -469,7 +469,7 @@ def _part_problem(j, p, role=None):
     if p['type']=='text' and not isinstance(p.get('text'), str): return f'content[{j}].text', "must be a str"
     if p['type']=='file' and not isinstance(p.get('file'), dict): return f'content[{j}].file', "must be a dict (with 'file_data' or 'file_id')"
     if p['type']=='image_url' and (pr := _image_problem(p.get('image_url'))): return f'content[{j}].image_url', pr
-    if 'cache_control' in p and (pr := _cc_problem(p['cache_control'])): return f'content[{j}].cache_control', pr
+    if ckpts and 'cache_control' in p and (pr := _cc_problem(p['cache_control'])): return f'content[{j}].cache_control', pr
 
 # %% ../nbs/01_messages.ipynb #16c7fdde
 _image_mimes = (*(k for k,v in media_kinds.items() if v=='image'), 'image/jpg', 'image/heic', 'image/heif')  # what some provider takes (Anthropic and OpenAI all but the HEIF two)
@@ -486,11 +486,11 @@ def _image_problem(u):
         return f"is a data URL of {mime}, which no provider takes as an image (they take {', '.join(_image_mimes)})"
     if ';base64' in head.lower() and not _b64_chars.fullmatch(data): return "is a data URL whose data is not base64"
 
-def check_msg(m, i=None, need_ids=True):
-    "Raise `MessageFormatError` naming message `i` and the field if `m` is not a valid litellm message; return `m`"
+def check_msg(m, i=None, need_ids=True, ckpts=True):
+    "Raise `MessageFormatError` naming message `i` and the field if `m` is not a valid litellm message; return `m` (`ckpts=False`: the form of its cache checkpoints is not checked, as the caller takes them away)"
     if not isinstance(m, (dict, Message)):
         raise MessageFormatError(f"message {i}: is a {type(m).__name__}; a message is a dict with 'role' and 'content' (or a litellm Message)", i)
-    if pr := _shape_problem(m, need_ids):
+    if pr := _shape_problem(m, need_ids, ckpts):
         f, problem = pr
         raise MessageFormatError(f"message {i}: {f!r} {problem}" if i is not None else f"message: {f!r} {problem}", i, f)
     return m
@@ -540,7 +540,7 @@ def mk_msgs(
             ap(o)  # a well-formed text message: nothing to check, build or strip
             role = 'assistant' if o['role'] in ('user', 'tool') else 'user'
             continue
-        if isinstance(o, (dict, Message)): check_msg(o, i, need_ids=False)
+        if isinstance(o, (dict, Message)): check_msg(o, i, need_ids=False, ckpts=False)  # (its checkpoints are taken away below: their form does not matter)
         for m in (fmt2hist(o) if o.__class__ is str else (o,)):
             msg = _without_ckpts(mk_msg(m, role=role))  # (the chat places its own)
             ap(msg)

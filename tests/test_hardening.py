@@ -607,6 +607,17 @@ def test_malformed_saved_chat_named(tmp_path, edit, field, problem):
     with pytest.raises(SavedChatError) as ei: load_chat(p)
     assert (ei.value.source, ei.value.field) == (str(p), field) and problem in str(ei.value), str(ei.value)
 
+def test_given_history_checkpoints_of_any_form_taken_away():
+    """`Chat(hist=...)` takes a given history's cache checkpoints away (the chat places its own): one of a form no provider
+    takes is taken away too, not refused, as before checkpoints' form was checked (a saved chat's, which stay, are)"""
+    odd = [{'role': 'user', 'content': [{'type': 'text', 'text': 'hi', 'cache_control': {'type': 'persistent'}}]},
+           {'role': 'assistant', 'content': 'hello', 'cache_control': {'type': 'ephemeral', 'ttl': 300}}]
+    for repair in (False, True):
+        chat = Chat('openai/gpt-4o-mini', hist=odd, repair=repair)
+        assert chat.hist == [{'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}]}, {'role': 'assistant', 'content': 'hello'}]
+    assert odd[0]['content'][0]['cache_control'] == {'type': 'persistent'}  # (the caller's messages keep theirs)
+    with pytest.raises(MessageFormatError, match="'cache_control' has 'ttl' 300"): check_hist(odd[1:])
+
 _unknown_part = {'role': 'user', 'content': [{'type': 'text', 'text': 'see'}, {'type': 'video_blob', 'data': 'x'}]}
 _legacy_fn = {'role': 'function', 'name': 'lookup', 'content': '42'}
 
