@@ -231,6 +231,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
             'lisette.history': { 'lisette.history.HistoryError': ('history.html#historyerror', 'lisette/history.py'),
                                  'lisette.history.HistoryError.__init__': ('history.html#historyerror.__init__', 'lisette/history.py'),
                                  'lisette.history._audio_reply': ('history.html#_audio_reply', 'lisette/history.py'),
+                                 'lisette.history._bad_ckpt_locs': ('history.html#_bad_ckpt_locs', 'lisette/history.py'),
                                  'lisette.history._blank': ('history.html#_blank', 'lisette/history.py'),
                                  'lisette.history._call_index': ('history.html#_call_index', 'lisette/history.py'),
                                  'lisette.history._ckpt_locs': ('history.html#_ckpt_locs', 'lisette/history.py'),

@@ -373,6 +373,13 @@ def _ckpt_locs(m):
     if _get(m, 'cache_control'): res.append(('msg', None))
     return res
 
+def _bad_ckpt_locs(m):
+    "Where `m` has a checkpoint of no form a provider takes, as (where, index, the checkpoint)"
+    c, tcs = _get(m, 'content'), _get(m, 'tool_calls') or []
+    res = [('content', j, p['cache_control']) for j,p in enumerate(c) if p.__class__ is dict and 'cache_control' in p and _cc_problem(p['cache_control'])] if c.__class__ is list else []
+    res += [('tool_calls', j, cc) for j,tc in enumerate(tcs) if _cc_problem(cc := _get(tc, 'cache_control'))]
+    return res + ([('msg', None, cc)] if _cc_problem(cc := _get(m, 'cache_control')) else [])
+
 def _drop_ckpt(m, where, j):
     if where=='msg': m.pop('cache_control') if isinstance(m, dict) else delattr(m, 'cache_control')
     elif where=='content': _get(m, 'content')[j].pop('cache_control')
@@ -414,7 +421,7 @@ def repair_hist(
 )->tuple: # (repaired new list, report lines)
     "A repaired copy of `msgs` that passes `check_hist`, and one report line per change; `HistoryError` if it cannot be fixed safely"
     for i,m in enumerate(msgs):
-        try: check_msg(m, i)
+        try: check_msg(m, i, ckpts=False)  # (a checkpoint of another form is taken away below)
         except MessageFormatError as e:
             raise HistoryError(i, f"cannot repair: {str(e).split(': ', 1)[-1]}", "fix this message by hand", 'shape') from None
     call_at, srv = _call_index(msgs)
@@ -456,6 +463,11 @@ def repair_hist(
             elif i!=pending:
                 out.append(mk_tc_result(tc, interrupted_result)); src.append(None)
                 notes.append((i, f"answered dangling call {tid!r} ({_tc_name(tc)}) with interrupted_result"))
+    for k,m in enumerate(out):
+        if bad := _bad_ckpt_locs(m):
+            out[k] = m = _copy_msg(m)[0]
+            for w,j,cc in bad:
+                _drop_ckpt(m, w, j); notes.append((src[k], f"removed a cache checkpoint of no form a provider takes ({str(cc)[:40]!r})"))
     locs = [(k,w,j) for k,m in enumerate(out) for w,j in _ckpt_locs(m)]
     copied = set()
     for k,w,j in locs[:max(0, len(locs)-max_ckpts)]:

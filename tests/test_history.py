@@ -541,3 +541,18 @@ def test_quick_readers_agree_on_odd_results():
         for h in ([mk_msg('hi'), q, r], [mk_msg('hi'), r], [mk_msg('hi'), q, mk_tc_result(mk_tc('add', tcid='call_a'), '1'), r]):
             assert _outcome(check_hist, h, pending_ok=True) == _outcome(_old_check_hist, h, pending_ok=True), h
             assert _outcome(_plain_bytes, h, True) == _outcome(_old_plain_bytes, h, True), h
+
+@pytest.mark.parametrize('bad', ['x', '', {'type': 'persistent'}, {'type': 'ephemeral', 'ttl': 300}])
+def test_repair_takes_away_checkpoints_of_no_form(bad):
+    """repair_hist refused a history with a cache checkpoint of no form a provider takes ('cannot repair: ... fix this
+    message by hand'); it takes it away and says so, as it does the extra ones, on a message part, a message and a call"""
+    call = _TC(id='call_1', type='function', function=_Fn(name='f', arguments='{}'))
+    call.cache_control = bad
+    h = [{'role': 'user', 'content': [{'type': 'text', 'text': 'hi', 'cache_control': bad}]},
+         _Msg(role='assistant', content=None, tool_calls=[call]), {'role': 'tool', 'tool_call_id': 'call_1', 'content': '1'},
+         {'role': 'assistant', 'content': 'done', 'cache_control': bad}]
+    fixed, report = repair_hist(h)
+    assert check_hist(fixed) is None and [r.split(':')[0] for r in report] == ['message 0', 'message 1', 'message 3']
+    assert all('removed a cache checkpoint of no form a provider takes' in r for r in report)
+    assert 'cache_control' not in fixed[0]['content'][0] and _get(fixed[1].tool_calls[0], 'cache_control') is None and 'cache_control' not in fixed[3]
+    assert h[0]['content'][0]['cache_control'] == bad and h[3]['cache_control'] == bad  # (the input is unchanged)
