@@ -876,13 +876,16 @@ _left_out = {'type': 'text', 'text': "[a part of this result was left out: the p
 def _fix_result(self:Chat, t, tr):
     "Leave out the parts of a tool result no provider would take (a `ToolResponse` part of an unknown type or the wrong shape): the model is told, the user too"
     if (c := tr['content']).__class__ is not list or not any(_part_problem(j, p, 'tool') for j,p in enumerate(c)): return  # (text results; a sound list in one pass)
-    parts, probs = [], []
+    parts, probs, ckpts = [], [], []
     for j,p in enumerate(c):
-        if pr := _part_problem(j, p, 'tool'): probs.append(f"{pr[0]} {pr[1]}"); p = dict(_left_out)
+        if (pr := _part_problem(j, p, 'tool')) and pr[0].endswith('.cache_control') and not _part_problem(j, q := {k:v for k,v in p.items() if k!='cache_control'}, 'tool'):
+            ckpts.append(f"{pr[0]} {pr[1]}"); p, pr = q, None  # (only its checkpoint is wrong: the part goes without it)
+        if pr: probs.append(f"{pr[0]} {pr[1]}"); p = dict(_left_out)
         parts.append(p)
     tr['content'] = parts
-    self._adjust(t, 'tool_result', f"the result of tool call {tr.get('tool_call_id')!r}: {len(probs)} part(s) left out, "
-                                   f"the model told so: {'; '.join(probs)}")
+    if probs: self._adjust(t, 'tool_result', f"the result of tool call {tr.get('tool_call_id')!r}: {len(probs)} part(s) left out, "
+                                             f"the model told so: {'; '.join(probs)}")
+    if ckpts: self._adjust(t, 'tool_result', f"the result of tool call {tr.get('tool_call_id')!r}: cache checkpoint(s) left out: {'; '.join(ckpts)}")
 
 # %% ../nbs/06_chat.ipynb #d6a18034
 @patch

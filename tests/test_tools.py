@@ -321,6 +321,25 @@ def test_unsendable_tool_response_part_left_out(proto, kind):
     from lisette.history import check_hist
     check_hist(chat.hist)
 
+_png = {'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,iVBORw0KGgo='}}
+
+def chart_cached() -> ToolResponse:
+    "A chart, its image marked for caching with a checkpoint of a form no provider takes"
+    return ToolResponse([{'type': 'text', 'text': 'a chart'}, {**_png, 'cache_control': {'type': 'ephemeral', 'ttl': 300}}])
+
+def test_tool_response_part_with_a_bad_checkpoint_kept_without_it(proto):
+    """A ToolResponse part whose only fault is its cache checkpoint's form goes without the checkpoint (the image is kept),
+    and the chat says so; it was left out whole (and before, sent as it was, for Anthropic to refuse)"""
+    fp, model, kw = proto
+    fp.queue(Reply(tool_calls=[dict(name='chart_cached', arguments={})]), 'ok')
+    chat = Chat(model, tools=[chart_cached], **kw)
+    assert chat('chart').choices[0].message.content == 'ok'
+    assert tool_results(chat) == [[{'type': 'text', 'text': 'a chart'}, _png]]
+    adj = [a.detail for a in chat.adjustments if a.kind=='tool_result']
+    assert len(adj)==1 and "cache checkpoint(s) left out: content[1].cache_control has 'ttl' 300" in adj[0], adj
+    from lisette.history import check_hist
+    check_hist(chat.hist)
+
 def test_tool_reference_part_kept(fake_provider):
     "litellm's `tool_reference` part (Anthropic's tool search) is a part litellm sends: kept as the tool returned it"
     fp = fake_provider
