@@ -7,7 +7,7 @@ __all__ = ['SCHEMA_VERSION', 'search_count', 'quiet_litellm', 'UsageStats', 'mis
            'usage_row', 'LisetteUsageLogger', 'UsageTable', 'usage_by_model', 'usage_by_day', 'costliest_calls']
 
 # %% ../nbs/03_usage.ipynb #986122ce
-import math, operator, warnings
+import math, operator, sys, warnings
 from dataclasses import dataclass, fields
 from fastcore.utils import *
 import litellm
@@ -192,12 +192,16 @@ def _read_usage(r, markup=0, cost=None):
     else: bad['cost'] = c
     return res, bad
 
+def _some(names, n=3): return ', '.join(names[:n]) + (f" and {len(names)-n} more" if len(names)>n else '')
+
+def _short(v):
+    "`repr(v)` for a message, a long one shortened"
+    s = repr(v)
+    return s if len(s)<=20 else f"{s[:6]}...({len(s)} characters)"
+
 def _show_bad(bad):
     "The impossible usage fields `bad` for a message, huge numbers shortened"
-    def short(v):
-        s = repr(v)
-        return s if len(s)<=20 else f"{s[:6]}...({len(s)} characters)"
-    return ', '.join(f"{k}={short(v)}" for k,v in bad.items())
+    return ', '.join(f"{k}={_short(v)}" for k,v in bad.items())
 
 # %% ../nbs/03_usage.ipynb #cad34b5f
 def _without_searches(r):
@@ -219,16 +223,29 @@ def missing_search_fee(r, search_fee:float=0.01 # Dollars per search (Anthropic:
     return 0. if charged > 1e-12 else n*search_fee
 
 # %% ../nbs/03_usage.ipynb #383e7a73
+def _row_cost(row):
+    "The cost of usage-log row `row` (0 when it has none), None when it is no cost: text, negative or infinite, from an edited or damaged file"
+    c = row.get('cost')
+    if c is None: return 0.
+    return float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) and 0<=c<math.inf else None
+
 def total_cost(o, # A response, a usage-log row (dict with `cost`), or a list of either
                search_fee:float=0.01 # Dollars per web search where litellm leaves the fee out
               )->float:
     "Dollars spent on `o`, including web-search fees that litellm's cost leaves out"
-    if isinstance(o, dict): return float(o.get('cost') or 0)
-    if hasattr(o, 'usage') or isinstance(o, ModelResponse):
+    if isinstance(o, dict): o = [o]
+    elif hasattr(o, 'usage') or isinstance(o, ModelResponse):
         use, bad = _read_usage(o)  # read as `UsageStats` and the usage log read it: an impossible count leaves no cost, or one made without it
         if _cost_unknown(bad): return 0.
         return use.cost + missing_search_fee(_zeroed(o) if bad else o, search_fee)
-    return sum(total_cost(x, search_fee) for x in o)
+    res, bad = 0., []
+    for x in o:
+        if not isinstance(x, dict): res += total_cost(x, search_fee); continue
+        if (c := _row_cost(x)) is None: bad.append(x['cost'])
+        else: res += c
+    if bad: warnings.warn(f"{len(bad)} usage-log row(s) hold a cost that is not a number from 0 up ({_some([_short(v) for v in bad])}; "
+                          "an edited or damaged file?): the total leaves them out", UserWarning, stacklevel=2)
+    return res
 
 # %% ../nbs/03_usage.ipynb #c8bf9712
 import sqlite3, threading, logging, asyncio, time
@@ -261,8 +278,6 @@ _use_instead = "use a database that LisetteUsageLogger created (it creates one a
 def _schema_cols(v:int)->list:
     "Columns of lisette's `usage` table at schema version `v`"
     return ['id'] + [n for n,_,added in _cols if added<=v]
-
-def _some(names, n=3): return ', '.join(names[:n]) + (f" and {len(names)-n} more" if len(names)>n else '')
 
 def _not_lisettes(p, why): return UsageLogError(f"{p} is not a lisette usage database: {why}. Lisette leaves it as it is: {_use_instead}.")
 
@@ -573,19 +588,32 @@ def _where(user_id=None, since=None):
     if since is not None: conds.append('timestamp>=?'); args.append(_ts(since))
     return ' AND '.join(conds), args
 
-_sums = """count(*) AS calls, sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
-    sum(cached_tokens) AS cached_tokens, sum(web_search_requests) AS searches, sum(coalesce(cost, response_cost, 0)) AS cost"""
+def _ok(x, top):
+    "SQL condition: `x` is a number from 0 to `top`"
+    return f"(typeof({x}) IN ('integer', 'real') AND {x}>=0 AND {x}<={top})"
+
+def _num(x, top):
+    "SQL for the value of `x` to add: itself if `_ok`, NULL if NULL, else 0 (SQLite would add text as the number it starts with)"
+    return f"(CASE WHEN {x} IS NULL THEN NULL WHEN {_ok(x, top)} THEN {x} ELSE 0 END)"
+
+# {total: (what it adds, the largest value a call has)}: a count no call could have (see `_tokens`), or a cost that is
+# negative or infinite, is added as 0
+_summed = {'prompt_tokens': ('prompt_tokens', _max_count), 'completion_tokens': ('completion_tokens', _max_count),
+           'cached_tokens': ('cached_tokens', _max_count), 'searches': ('web_search_requests', _max_count),
+           'cost': ('coalesce(cost, response_cost)', sys.float_info.max)}
+_cost_num = _num(*_summed['cost'])
+_sums = ', '.join(['count(*) AS calls'] + [f"sum({_num(*v)}) AS {k}" for k,v in _summed.items() if k!='cost'] + [f"coalesce(sum({_cost_num}), 0) AS cost"])
 
 # %% ../nbs/03_usage.ipynb #a2d4e7d4
-_summed = ('prompt_tokens', 'completion_tokens', 'cached_tokens', 'web_search_requests', 'cost', 'response_cost')
-_not_numbers = ' OR '.join(f"typeof({c}) NOT IN ('integer', 'real', 'null')" for c in _summed)
+_left_out = ' OR '.join(f"({x} IS NOT NULL AND NOT {_ok(x, top)})" for x,top in _summed.values())
 
 def _totals(db, sql, w, a):
-    "Rows of summing query `sql` (condition `w`, arguments `a`), with a warning when rows it adds hold text where numbers belong (SQLite adds it as 0)"
+    "Rows of summing query `sql` (condition `w`, arguments `a`), with a warning when rows it adds hold values no call has, which it adds as 0"
     res = _read(db, sql, a)
-    if n := _read(db, f"SELECT count(*) AS n FROM usage WHERE ({w}) AND ({_not_numbers})", a)[0].n:
+    if n := _read(db, f"SELECT count(*) AS n FROM usage WHERE ({w}) AND ({_left_out})", a)[0].n:
         warnings.warn(f"{n} call(s) in the usage log {getattr(db, 'db_path', db)} hold a token count or cost that is not a number "
-                      "(an edited or damaged file?): the totals add them as 0", UserWarning, stacklevel=3)
+                      "or that no call has (negative, infinite, over 10^12 tokens; an edited or damaged file?): the totals add them as 0",
+                      UserWarning, stacklevel=3)
     return res
 
 def usage_by_model(db, # A `LisetteUsageLogger` or the path of its database
@@ -605,7 +633,8 @@ def costliest_calls(db, n:int=5, user_id=None, since=None)->'UsageTable':
     "The `n` costliest calls"
     w, a = _where(user_id, since)
     return _read(db, f"""SELECT datetime(timestamp, 'unixepoch') AS time, model, user_id, prompt_tokens, completion_tokens,
-        web_search_requests AS searches, coalesce(cost, response_cost, 0) AS cost FROM usage WHERE {w} ORDER BY cost DESC LIMIT ?""", a+[n])
+        web_search_requests AS searches, coalesce(cost, response_cost, 0) AS cost FROM usage WHERE {w}
+        ORDER BY {_cost_num} DESC LIMIT ?""", a+[n])  # a cost that is no number (shown as it is) ranks as 0
 
 # %% ../nbs/03_usage.ipynb #b85c2e8e
 _col_names = ['id'] + [n for n,_,_ in _cols]

@@ -485,6 +485,37 @@ def test_totals_warn_about_text_where_numbers_belong(filled):
         warnings.simplefilter('error')
         usage_by_model(filled, user_id='ann')  # that row is bob's: not in these totals, no warning
 
+BAD_VALUES = { # name: (SQL damaging call '1' (bob's, model b, cost 2.0, 200 prompt tokens), by_model's (cost, prompt_tokens) of model b)
+    'numeric-prefix-text': ("UPDATE usage SET cost='12abc' WHERE call_id='1'", (0, 200)),  # SQLite added it as 12
+    'negative-cost': ("UPDATE usage SET cost=-5 WHERE call_id='1'", (0, 200)),
+    'infinite-cost': ("UPDATE usage SET cost=9e999 WHERE call_id='1'", (0, 200)),
+    'negative-tokens': ("UPDATE usage SET prompt_tokens=-100 WHERE call_id='1'", (2.0, 0)),
+    'impossible-tokens': ("UPDATE usage SET prompt_tokens=9223372036854775807 WHERE call_id='1'", (2.0, 0)),
+    'blob-tokens': ("UPDATE usage SET prompt_tokens=x'0102' WHERE call_id='1'", (2.0, 0))}
+
+@pytest.mark.parametrize('name', BAD_VALUES)
+def test_totals_leave_out_values_no_call_has(filled, name):
+    "Text SQLite reads a number from, negative or impossibly large values: the totals were silently wrong (14.0, -3.0, inf, -80 ...), now they leave them out and say so"
+    sql, (cost_b, tokens_b) = BAD_VALUES[name]
+    c = sqlite3.connect(filled.db_path); c.execute(sql); c.commit(); c.close()
+    with pytest.warns(UserWarning, match=r"1 call\(s\) in the usage log .* add them as 0"): t = usage_by_model(filled)
+    assert {r['model']: (r['cost'], r['prompt_tokens']) for r in t} == {'a': (1.75, 450), 'b': (cost_b, tokens_b)}
+    with pytest.warns(UserWarning, match=r"1 call\(s\)"): t = usage_by_day(filled)
+    assert sum(r['cost'] for r in t) == pytest.approx(1.75+cost_b)
+
+def test_total_cost_of_rows_with_a_cost_that_is_no_cost(filled):
+    "Rows from a shared log: text or a negative cost raised a raw ValueError (could not convert string to float) or lowered the sum"
+    c = sqlite3.connect(filled.db_path)
+    c.execute("UPDATE usage SET cost='lots' WHERE call_id='1'"); c.execute("UPDATE usage SET cost=-1 WHERE call_id='2'"); c.commit(); c.close()
+    top = costliest_calls(filled, 10)
+    assert [r['cost'] for r in top][:2] == [0.5, 0.25]  # ranked by the costs that are numbers; the others after them
+    with pytest.warns(UserWarning, match=r"2 usage-log row\(s\) hold a cost that is not a number from 0 up \('lots', -1\.0; an edited or damaged file\?\): the total leaves them out"):
+        assert total_cost(top) == pytest.approx(0.75)
+    with pytest.warns(UserWarning, match=r"1 usage-log row"): assert total_cost({'cost': b'\x01'}) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        assert total_cost([{'cost': 1}, {'cost': None}, {}, {'cost': 0.5}]) == 1.5  # no cost recorded: 0, as before
+
 def test_costliest_calls(filled):
     t = costliest_calls(filled, 3)
     assert [(r['model'], r['user_id'], r['cost']) for r in t] == [('b', 'bob', 2.0), ('a', 'ann', 1.0), ('a', 'ann', 0.5)]
