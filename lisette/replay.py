@@ -112,7 +112,13 @@ def _records(path):
 def _read_recording(path, key=None):
     "The record for cachy `key` in recording `path` (None if absent); with `key=None`, check every line"
     if not Path(path).exists(): return None
-    return next((d for _,_,d in _records(path) if d['key']==key), None)
+    if key is not None: return next((d for _,_,d in _records(path) if d['key']==key), None)
+    seen = {}
+    for i,_,d in _records(path):
+        j,o = seen.setdefault(d['key'], (i,d))
+        # (as a merge can leave it) replay serves the first, but cachy's next write keeps only the last: the replay would change
+        if o!=d: raise ReplayFileError(path, i, f"key {d['key']!r:.20} is also on line {j}, with another record: replay serves "
+                                       f"line {j}, but recording any new call would keep only this one")
 
 # %% ../nbs/10_replay.ipynb #3c344f5b
 _state = None

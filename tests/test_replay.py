@@ -373,6 +373,23 @@ def test_bad_header_while_replaying_is_named_at_once(port, cache, kind):
                 if kind=='stream': list(r)
     assert time.monotonic()-t0 < 1 and ei.value.path == str(cache) and c.hist == []
 
+def test_key_on_two_lines_with_different_records(port, cache):
+    "As a merge can leave it: replay served the first line, and recording any new call (cachy rewrites the file, keeping the last) silently switched it to the other"
+    url = _record_two(port, cache)
+    ls = cache.read_text().splitlines()
+    d = json.loads(ls[0])
+    other = json.dumps({**d, 'response': d['response'].replace('"id": "chatcmpl-', '"id": "merged-')})
+    assert other != ls[0]
+    cache.write_text('\n'.join(ls + [ls[0]]) + '\n')  # the same record twice: harmless
+    enable_replay(cache, mode='replay', doms=(url,)); disable_replay()
+    cache.write_text('\n'.join(ls + [other]) + '\n')
+    before = cache.read_bytes()
+    for mode in ('replay', 'auto'):
+        with pytest.raises(ReplayFileError) as ei: enable_replay(cache, mode=mode, doms=(url,))
+        assert (ei.value.line, ei.value.problem) == (3, f"key {d['key']!r} is also on line 1, with another record: "
+                                                        "replay serves line 1, but recording any new call would keep only this one")
+    assert cache.read_bytes() == before
+
 SECRETS_DAMAGE = {'array': (b'[1, 2]', 'expected a JSON object, got list'), 'cut': (b'{"key": "b", "response": "y"', 'not valid JSON'),
                   'headers-list': (b'{"key": "b", "response": "y", "headers": [1]}', "'headers' is list, not an object"),
                   'not-utf8': (b'\xff', 'not UTF-8 text (byte 1)'),
