@@ -1970,7 +1970,8 @@ def _empty_reasoning(o):
     return d.get('reasoning_content')=='' and d.get('role')=='assistant'
 
 def _gemini_empty_reasoning(kw):
-    if provider_kind(kw['model'])!='gemini' or not any(map(_empty_reasoning, msgs := kw.get('messages') or [])) or not _litellm_sends_empty_thought(): return kw
+    m = kw['model']  # (`in` first: every request of every model asks)
+    if 'gemini' not in m.lower() or provider_kind(m)!='gemini' or not any(map(_empty_reasoning, msgs := kw.get('messages') or [])) or not _litellm_sends_empty_thought(): return kw
     return kw | dict(messages=[_replaced(o, reasoning_content=None) if _empty_reasoning(o) else o for o in msgs])
 
 _adapters.append(_gemini_empty_reasoning)
