@@ -212,19 +212,21 @@ def check_hist(
     nonsys, nck = start>0 and _role(msgs[start-1]) not in _sys_roles, 0
     for i in range(start, len(msgs)):
         m = msgs[i]
-        # the common case, kept to a few lookups: a plain text user/assistant dict outside a tool round
-        if m.__class__ is dict and len(m)==2 and not open_ and (c := m.get('content')).__class__ is str and c and not c.isspace() \
-           and ((role := m.get('role'))=='user' or role=='assistant') and (nonsys or role=='user' or not user_first):
-            nonsys, blk = True, None
-            continue
-        # the next most common: a text result answering an open call (half of a tool-heavy history)
-        # (its keys within `_result_keys`: all four, as most have, told by `in` faster than by a set comparison)
-        if m.__class__ is dict and (len(m)==4 and 'name' in m and 'content' in m and 'role' in m and 'tool_call_id' in m or m.keys()<=_result_keys) \
-           and (tid := m.get('tool_call_id')) in open_ and tid and m.get('role')=='tool' and m.get('content').__class__ is str:
-            done[tid] = i; del open_[tid]
-            continue
+        if m.__class__ is dict:
+            # the common case, kept to a few lookups: a plain text user/assistant dict outside a tool round
+            if len(m)==2:
+                if not open_ and (c := m.get('content')).__class__ is str and c and not c.isspace() \
+                   and ((role := m.get('role'))=='user' or role=='assistant') and (nonsys or role=='user' or not user_first):
+                    nonsys, blk = True, None
+                    continue
+            # the next most common: a text result answering an open call (half of a tool-heavy history), its keys those of
+            # `_result_keys` (3, or 4 with a name), its id a `str` (first: a list would not hash), its name a `str` or None, as `check_msg` asks
+            elif (tid := m.get('tool_call_id')).__class__ is str and tid and tid in open_ and m.get('role')=='tool' and m.get('content').__class__ is str \
+                 and ((k := len(m))==3 or k==4 and ((nm := m.get('name')).__class__ is str or nm is None and 'name' in m)):
+                done[tid] = i; del open_[tid]
+                continue
         # and the assistant message asking for those calls, with new ids
-        if not open_ and (nonsys or not user_first) and (pc := _plain_calls(m)) and calls.keys().isdisjoint(pc := pc[0]):
+        elif not open_ and (nonsys or not user_first) and (pc := _plain_calls(m)) and calls.keys().isdisjoint(pc := pc[0]):
             calls |= dict.fromkeys(pc, i); open_ = pc
             nonsys, blk, soft = True, i, {}
             continue
@@ -329,7 +331,7 @@ def _plain_bytes(
             if open_ or not c or c.isspace() or not ((r := m.get('role'))=='user' or r=='assistant'): return None
             tx.append(c)
         # the result of an open call: role, tool_call_id, content and perhaps a `str` name (`_result_keys`)
-        elif (tid := m.get('tool_call_id')) and open_.pop(tid, None) and m.get('role')=='tool' and \
+        elif type(tid := m.get('tool_call_id')) is str and tid and open_.pop(tid, None) and m.get('role')=='tool' and \
              (k==3 or k==4 and (type(nm := m.get('name')) is str or nm is None and 'name' in m)):  # (a str got is there)
             s += c, tid, (nm or '') if k==4 else ''
             at.append(i)

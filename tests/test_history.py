@@ -336,8 +336,8 @@ def _old_check_hist(
             nonsys, blk = True, None
             continue
         # the next most common: a text result answering an open call (half of a tool-heavy history)
-        if m.__class__ is dict and m.keys()<=_result_keys and (tid := m.get('tool_call_id')) in open_ and tid and m.get('role')=='tool' \
-           and m.get('content').__class__ is str:
+        if m.__class__ is dict and m.keys()<=_result_keys and (tid := m.get('tool_call_id')).__class__ is str and tid in open_ and tid and m.get('role')=='tool' \
+           and m.get('content').__class__ is str and m.get('name').__class__ in (str, type(None)):  # (fixed since: a name or an id no `str`)
             done[tid] = i; del open_[tid]
             continue
         # and the assistant message asking for those calls, with new ids
@@ -418,8 +418,8 @@ def _old_plain_bytes(
             if open_ or not c or c.isspace() or not ((r := m.get('role'))=='user' or r=='assistant'): return None
             tx.append(c)
         # the result of an open call: role, tool_call_id, content and perhaps a `str` name (`_result_keys`)
-        elif (tid := m.get('tool_call_id')) and open_.pop(tid, None) and m.get('role')=='tool' and \
-             (k==3 or k==4 and ((nm := m.get('name')) is None or type(nm) is str) and 'name' in m):
+        elif type(tid := m.get('tool_call_id')) is str and tid and open_.pop(tid, None) and m.get('role')=='tool' and \
+             (k==3 or k==4 and ((nm := m.get('name')) is None or type(nm) is str) and 'name' in m):  # (fixed since: an id no `str` does not hash)
             s += c, tid, (nm or '') if k==4 else ''
             at.append(i)
         else: return None
@@ -556,3 +556,26 @@ def test_repair_takes_away_checkpoints_of_no_form(bad):
     assert all('removed a cache checkpoint of no form a provider takes' in r for r in report)
     assert 'cache_control' not in fixed[0]['content'][0] and _get(fixed[1].tool_calls[0], 'cache_control') is None and 'cache_control' not in fixed[3]
     assert h[0]['content'][0]['cache_control'] == bad and h[3]['cache_control'] == bad  # (the input is unchanged)
+
+def test_tool_result_of_an_odd_name_or_id_gets_the_full_check():
+    """A tool result whose `name` is no `str` passed `check_hist` (its quick path did not look at the name, which `check_msg`
+    refuses), and one whose `tool_call_id` is a list raised a bare TypeError ('unhashable type') from `check_hist` and
+    `Chat(hist=)`: now both get `check_msg`'s error, naming the message and the field"""
+    from lisette import Chat
+    q = mk_tc_req('Let me add', [mk_tc('add', tcid='call_a', a=1)])
+    for r, field in (({'tool_call_id': 'call_a', 'role': 'tool', 'name': 5, 'content': '3'}, 'name'),
+                     ({'tool_call_id': ['call_a'], 'role': 'tool', 'name': 'add', 'content': '3'}, 'tool_call_id'),
+                     ({'tool_call_id': ['call_a'], 'role': 'tool', 'content': '3'}, 'tool_call_id')):
+        h = [mk_msg('hi'), q, r, mk_msg('3', role='assistant')]
+        for f in (check_hist, lambda h: Chat('gpt-4o', hist=h)):
+            with pytest.raises(MessageFormatError) as e: f(h)
+            assert e.value.index == 2 and e.value.field == field, e.value
+    assert _plain_bytes([mk_msg('hi'), q, {'tool_call_id': ['call_a'], 'role': 'tool', 'content': '3'}], True) is None  # (no TypeError)
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_odd_hists(), st.booleans(), st.booleans())
+def test_quick_paths_accept_only_what_check_msg_accepts(h, pending_ok, user_first):
+    "The quick paths of `check_hist` and `_plain_bytes` pass a history only if `check_msg` passes each of its messages, as the full path asks"
+    passed = _outcome(check_hist, h, pending_ok=pending_ok, user_first=user_first)[0]=='ok' or _outcome(_plain_bytes, h, pending_ok)[1:] not in ((None,), ())
+    if passed:
+        for i,m in enumerate(h): check_msg(m, i)
