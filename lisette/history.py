@@ -163,8 +163,8 @@ def _holds_more(d, x):
     return bool(x or len(d)>5) and (any(_held(v) for v in (x or {}).values()) or any(_held(v) for k,v in d.items() if k not in _counted))
 
 # %% ../nbs/01b_history.ipynb #444823fb
-def _plain_calls(m):
-    "({id: name}, the strings of its text, ids, names and arguments or None) if `m` is a litellm `Message` asking for client tools with nothing else to check (text or no content; no thinking, checkpoints or server calls), else None"
+def _plain_calls(m, text=True):
+    "({id: name}, the strings of its text, ids, names and arguments or None) if `m` is a litellm `Message` asking for client tools with nothing else to check (text or no content; no thinking, checkpoints or server calls), else None; `text=False`: the calls only, the strings None (`check_hist` needs no more)"
     # `type(x)`, not `x.__class__`: pydantic models answer attribute reads through their `__getattr__` hook, 3x slower
     if type(m) is not Message: return None
     d = m.__dict__
@@ -189,7 +189,8 @@ def _plain_calls(m):
         fd = f.__dict__ if type(f) is Function else {'name': _get(f, 'name'), 'arguments': _get(f, 'arguments')}
         if type(nm := fd.get('name')) is not str or not nm or type(a := fd.get('arguments')) is not str: return None
         res[tid] = nm
-        t += tid, nm, a
+        if text: t += tid, nm, a
+    if not text: return res, None  # (what follows only tells whether the strings are all it holds)
     # anything else it carries (reasoning text, audio...) counts towards a request's size: None, don't guess
     if psf := d.get('provider_specific_fields'):
         if (ss := _signatures(psf)) is not None: t += ss  # Gemini's signatures, counted with the text
@@ -226,7 +227,7 @@ def check_hist(
                 done[tid] = i; del open_[tid]
                 continue
         # and the assistant message asking for those calls, with new ids
-        elif not open_ and (nonsys or not user_first) and (pc := _plain_calls(m)) and calls.keys().isdisjoint(pc := pc[0]):
+        elif not open_ and (nonsys or not user_first) and (pc := _plain_calls(m, False)) and calls.keys().isdisjoint(pc := pc[0]):
             calls |= dict.fromkeys(pc, i); open_ = pc
             nonsys, blk, soft = True, i, {}
             continue
