@@ -7,7 +7,7 @@ __all__ = ['SCHEMA_VERSION', 'search_count', 'quiet_litellm', 'UsageStats', 'mis
            'usage_row', 'LisetteUsageLogger', 'UsageTable', 'usage_by_model', 'usage_by_day', 'costliest_calls']
 
 # %% ../nbs/03_usage.ipynb #986122ce
-import math, operator, sys, warnings
+import math, operator, warnings
 from dataclasses import dataclass, fields
 from fastcore.utils import *
 import litellm
@@ -32,6 +32,9 @@ def _fields(o):
     return _Attrs(o)
 
 _max_count = 10**12  # more tokens than any request or reply holds: a larger count is a provider's error (see `_read_usage`)
+# dollars: more than any call costs (`_max_count` tokens at $1 each; litellm's dearest price is under $0.01 a token). A
+# larger cost is an error too, and two such finite costs (1e308) would add up to infinity
+_max_cost = 1e12
 
 def _tokens(v):
     "Token count `v` as an int, 0 when missing; None when no provider could mean it (negative, fractional, not a number, over `_max_count`)"
@@ -97,7 +100,7 @@ def _hidden(r):
 def _reported_cost(r):
     "The cost response `r`'s usage states (OpenRouter's, say; litellm 1.110 also puts its own there in a stream), or None"
     c = _get(u, 'cost') if (u := _get(r, 'usage')) is not None else None
-    return float(c) if c.__class__ in (int, float) and 0<=c<math.inf else None
+    return float(c) if c.__class__ in (int, float) and 0<=c<=_max_cost else None
 
 def _cost(r):
     "The cost of response `r`: the one its usage states (litellm 1.110 takes that too; 1.106 priced an unstreamed reply at the list price), else litellm's, 0 when the model has no known price"
@@ -168,7 +171,7 @@ def _zeroed(r):
 def _read_usage(r, markup=0, cost=None):
     """(usage of response `r`, {field: value} of its impossible counts and cost). The cost is litellm's (`cost` when the
     caller already has it) increased by `markup`; with an impossible auxiliary count, litellm's for `r` with that count as 0;
-    with an impossible main count (prompt, completion, total tokens), or a negative, infinite or NaN cost, 0"""
+    with an impossible main count (prompt, completion, total tokens), or a negative or NaN cost or one over `_max_cost`, 0"""
     u = _get(r, 'usage')
     if u is None: return UsageStats(), {}
     u = _fields(u)  # this runs on every response: each object's fields read once, as a dict
@@ -188,7 +191,7 @@ def _read_usage(r, markup=0, cost=None):
     else: c = _cost(_zeroed(r))
     try: c = float(c)
     except (TypeError, ValueError, OverflowError): c = math.nan
-    if 0<=c<math.inf: res.cost = c*(1+markup)
+    if 0<=c<=_max_cost: res.cost = c*(1+markup)
     else: bad['cost'] = c
     return res, bad
 
@@ -224,10 +227,10 @@ def missing_search_fee(r, search_fee:float=0.01 # Dollars per search (Anthropic:
 
 # %% ../nbs/03_usage.ipynb #383e7a73
 def _row_cost(row):
-    "The cost of usage-log row `row` (0 when it has none), None when it is no cost: text, negative or infinite, from an edited or damaged file"
+    "The cost of usage-log row `row` (0 when it has none), None when it is no cost: text, negative or over `_max_cost`, from an edited or damaged file"
     c = row.get('cost')
     if c is None: return 0.
-    return float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) and 0<=c<math.inf else None
+    return float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) and 0<=c<=_max_cost else None
 
 def total_cost(o, # A response, a usage-log row (dict with `cost`), or a list of either
                search_fee:float=0.01 # Dollars per web search where litellm leaves the fee out
@@ -243,7 +246,7 @@ def total_cost(o, # A response, a usage-log row (dict with `cost`), or a list of
         if not isinstance(x, dict): res += total_cost(x, search_fee); continue
         if (c := _row_cost(x)) is None: bad.append(x['cost'])
         else: res += c
-    if bad: warnings.warn(f"{len(bad)} usage-log row(s) hold a cost that is not a number from 0 up ({_some([_short(v) for v in bad])}; "
+    if bad: warnings.warn(f"{len(bad)} usage-log row(s) hold a cost that is not a number from 0 to 10^12 ({_some([_short(v) for v in bad])}; "
                           "an edited or damaged file?): the total leaves them out", UserWarning, stacklevel=2)
     return res
 
@@ -597,10 +600,10 @@ def _num(x, top):
     return f"(CASE WHEN {x} IS NULL THEN NULL WHEN {_ok(x, top)} THEN {x} ELSE 0 END)"
 
 # {total: (what it adds, the largest value a call has)}: a count no call could have (see `_tokens`), or a cost that is
-# negative or infinite, is added as 0
+# negative or over `_max_cost` (so no sum of costs overflows to infinity), is added as 0
 _summed = {'prompt_tokens': ('prompt_tokens', _max_count), 'completion_tokens': ('completion_tokens', _max_count),
            'cached_tokens': ('cached_tokens', _max_count), 'searches': ('web_search_requests', _max_count),
-           'cost': ('coalesce(cost, response_cost)', sys.float_info.max)}
+           'cost': ('coalesce(cost, response_cost)', _max_cost)}
 _cost_num = _num(*_summed['cost'])
 _sums = ', '.join(['count(*) AS calls'] + [f"sum({_num(*v)}) AS {k}" for k,v in _summed.items() if k!='cost'] + [f"coalesce(sum({_cost_num}), 0) AS cost"])
 
@@ -612,7 +615,7 @@ def _totals(db, sql, w, a):
     res = _read(db, sql, a)
     if n := _read(db, f"SELECT count(*) AS n FROM usage WHERE ({w}) AND ({_left_out})", a)[0].n:
         warnings.warn(f"{n} call(s) in the usage log {getattr(db, 'db_path', db)} hold a token count or cost that is not a number "
-                      "or that no call has (negative, infinite, over 10^12 tokens; an edited or damaged file?): the totals add them as 0",
+                      "or that no call has (negative, over 10^12 tokens, a cost over $10^12; an edited or damaged file?): the totals add them as 0",
                       UserWarning, stacklevel=3)
     return res
 

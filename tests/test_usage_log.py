@@ -509,12 +509,33 @@ def test_total_cost_of_rows_with_a_cost_that_is_no_cost(filled):
     c.execute("UPDATE usage SET cost='lots' WHERE call_id='1'"); c.execute("UPDATE usage SET cost=-1 WHERE call_id='2'"); c.commit(); c.close()
     top = costliest_calls(filled, 10)
     assert [r['cost'] for r in top][:2] == [0.5, 0.25]  # ranked by the costs that are numbers; the others after them
-    with pytest.warns(UserWarning, match=r"2 usage-log row\(s\) hold a cost that is not a number from 0 up \('lots', -1\.0; an edited or damaged file\?\): the total leaves them out"):
+    with pytest.warns(UserWarning, match=r"2 usage-log row\(s\) hold a cost that is not a number from 0 to 10\^12 \('lots', -1\.0; an edited or damaged file\?\): the total leaves them out"):
         assert total_cost(top) == pytest.approx(0.75)
     with pytest.warns(UserWarning, match=r"1 usage-log row"): assert total_cost({'cost': b'\x01'}) == 0
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         assert total_cost([{'cost': 1}, {'cost': None}, {}, {'cost': 0.5}]) == 1.5  # no cost recorded: 0, as before
+
+def test_costs_no_call_has_never_overflow_the_totals(filled):
+    "Two finite costs of 1e308 (from a shared or edited file) summed to inf in the totals and total_cost, silently: a cost over $10^12 is no call's, left out and said"
+    c = sqlite3.connect(filled.db_path)
+    c.execute("UPDATE usage SET cost=1e308 WHERE call_id IN ('0', '2')"); c.execute("UPDATE usage SET cost=1e13 WHERE call_id='3'"); c.commit(); c.close()
+    with pytest.warns(UserWarning, match=r"3 call\(s\) in the usage log .*a cost over \$10\^12.* add them as 0"): t = usage_by_model(filled)
+    assert {r['model']: r['cost'] for r in t} == {'a': 0, 'b': 2.0}
+    with pytest.warns(UserWarning, match=r"3 call\(s\)"): t = usage_by_day(filled)
+    assert [r['cost'] for r in t] == [2.0, 0]
+    top = costliest_calls(filled, 10)
+    assert [r['cost'] for r in top][0] == 2.0  # ranked as 0, after every cost a call can have
+    with pytest.warns(UserWarning, match=r"3 usage-log row\(s\) hold a cost that is not a number from 0 to 10\^12 \(1e\+308, 1e\+308, 10000000000000\.0;"):
+        assert total_cost(top) == 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        assert total_cost([{'cost': 1e12}, {'cost': 1e12}]) == 2e12  # the bound itself is a cost
+    # a provider's or litellm's cost over the bound is none either, as an infinite one: 0, said, and never summed into chat.use
+    r = ModelResponse(model='gpt-4o-mini', usage=Usage(prompt_tokens=10, completion_tokens=5, total_tokens=15))
+    assert usage_row(r, {'standard_logging_object': {'response_cost': 1e308}})['cost'] == 0.
+    r.usage.cost = 1e308
+    assert total_cost(r) < 1e-4 and total_cost([r, r]) < 1e-4  # 0 (litellm 1.110 takes the stated cost as its own), or the tokens' list price (1.106)
 
 def test_costliest_calls(filled):
     t = costliest_calls(filled, 3)
