@@ -1363,6 +1363,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'lisette.usage._read_usage': ('usage.html#_read_usage', 'lisette/usage.py'),
                                'lisette.usage._reported_cost': ('usage.html#_reported_cost', 'lisette/usage.py'),
                                'lisette.usage._row_cost': ('usage.html#_row_cost', 'lisette/usage.py'),
+                               'lisette.usage._say_untimed': ('usage.html#_say_untimed', 'lisette/usage.py'),
                                'lisette.usage._schema_cols': ('usage.html#_schema_cols', 'lisette/usage.py'),
                                'lisette.usage._searches': ('usage.html#_searches', 'lisette/usage.py'),
                                'lisette.usage._searches_raw': ('usage.html#_searches_raw', 'lisette/usage.py'),

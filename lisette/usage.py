@@ -584,11 +584,21 @@ def _read(db, sql, args=()):
         finally: c.close()
     except sqlite3.Error as e: raise _db_error(p, e) from e
 
+# A call's time, as the queries read it (`secs`, in the rows of `_calls`): lisette writes unix seconds; a shared or
+# edited file may hold ISO 8601 text instead ('2026-01-02 10:00', '2026-01-02T10:00:00Z'; UTC unless it names its offset),
+# which SQLite reads (rounded to the millisecond, as `julianday` is a float of days). Anything else ('yesterday', a time
+# before 1970 or after 9999, none) is no time a call has: NULL, and the queries by time say they leave it out
+_last_sec = 253402300799  # 9999-12-31 23:59:59, the last second SQLite's dates reach
+_iso_secs = "round((julianday(timestamp)-2440587.5)*86400, 3)"
+_any_secs = (f"(CASE WHEN typeof(timestamp) IN ('integer', 'real') THEN timestamp WHEN typeof(timestamp)='text' AND "
+             f"timestamp GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' THEN {_iso_secs} END)")  # (not a julian day number as text)
+_calls = f"(SELECT *, (CASE WHEN {_any_secs} BETWEEN 0 AND {_last_sec} THEN {_any_secs} END) AS secs FROM usage)"
+
 def _where(user_id=None, since=None):
-    "SQL condition and arguments for an optional user and start time (datetime or unix seconds)"
+    "SQL condition on `_calls` and arguments for an optional user and start time (datetime or unix seconds)"
     conds, args = ['1=1'], []
     if user_id is not None: conds.append('user_id=?'); args.append(str(user_id))
-    if since is not None: conds.append('timestamp>=?'); args.append(_ts(since))
+    if since is not None: conds.append('secs>=?'); args.append(_ts(since))
     return ' AND '.join(conds), args
 
 def _ok(x, top):
@@ -613,11 +623,19 @@ _left_out = ' OR '.join(f"({x} IS NOT NULL AND NOT {_ok(x, top)})" for x,top in 
 def _totals(db, sql, w, a):
     "Rows of summing query `sql` (condition `w`, arguments `a`), with a warning when rows it adds hold values no call has, which it adds as 0"
     res = _read(db, sql, a)
-    if n := _read(db, f"SELECT count(*) AS n FROM usage WHERE ({w}) AND ({_left_out})", a)[0].n:
+    if n := _read(db, f"SELECT count(*) AS n FROM {_calls} WHERE ({w}) AND ({_left_out})", a)[0].n:
         warnings.warn(f"{n} call(s) in the usage log {getattr(db, 'db_path', db)} hold a token count or cost that is not a number "
                       "or that no call has (negative, over 10^12 tokens, a cost over $10^12; an edited or damaged file?): the totals add them as 0",
                       UserWarning, stacklevel=3)
     return res
+
+def _say_untimed(db, user_id):
+    "Warn when calls (of `user_id`) have no time `_calls` reads, which a query by time leaves out"
+    w, a = _where(user_id)
+    if n := _read(db, f"SELECT count(*) AS n FROM {_calls} WHERE {w} AND secs IS NULL", a)[0].n:
+        warnings.warn(f"{n} call(s) in the usage log {getattr(db, 'db_path', db)} have no time lisette can read (no timestamp, or "
+                      "neither unix seconds nor an ISO 8601 date from 1970 on; an edited or damaged file?): this table leaves them out",
+                      UserWarning, stacklevel=3)
 
 def usage_by_model(db, # A `LisetteUsageLogger` or the path of its database
                    user_id=None, # Only this user's calls
@@ -625,19 +643,24 @@ def usage_by_model(db, # A `LisetteUsageLogger` or the path of its database
                   )->'UsageTable':
     "Calls, tokens and cost for each model, costliest first"
     w, a = _where(user_id, since)
-    return _totals(db, f"SELECT model, {_sums} FROM usage WHERE {w} GROUP BY model ORDER BY cost DESC", w, a)
+    if since is not None: _say_untimed(db, user_id)
+    return _totals(db, f"SELECT model, {_sums} FROM {_calls} WHERE {w} GROUP BY model ORDER BY cost DESC", w, a)
 
 def usage_by_day(db, user_id=None, since=None)->'UsageTable':
     "Calls, tokens and cost for each day (UTC), oldest first"
     w, a = _where(user_id, since)
-    return _totals(db, f"SELECT date(timestamp, 'unixepoch') AS day, {_sums} FROM usage WHERE {w} GROUP BY day ORDER BY day", w, a)
+    _say_untimed(db, user_id)
+    w += ' AND secs IS NOT NULL'
+    return _totals(db, f"SELECT date(secs, 'unixepoch') AS day, {_sums} FROM {_calls} WHERE {w} GROUP BY day ORDER BY day", w, a)
 
 def costliest_calls(db, n:int=5, user_id=None, since=None)->'UsageTable':
     "The `n` costliest calls"
     w, a = _where(user_id, since)
-    return _read(db, f"""SELECT datetime(timestamp, 'unixepoch') AS time, model, user_id, prompt_tokens, completion_tokens,
-        web_search_requests AS searches, coalesce(cost, response_cost, 0) AS cost FROM usage WHERE {w}
-        ORDER BY {_cost_num} DESC LIMIT ?""", a+[n])  # a cost that is no number (shown as it is) ranks as 0
+    if since is not None: _say_untimed(db, user_id)
+    # a time or cost that is no number is shown as it is; such a cost ranks as 0
+    return _read(db, f"""SELECT coalesce(datetime(secs, 'unixepoch'), timestamp) AS time, model, user_id, prompt_tokens,
+        completion_tokens, web_search_requests AS searches, coalesce(cost, response_cost, 0) AS cost FROM {_calls} WHERE {w}
+        ORDER BY {_cost_num} DESC LIMIT ?""", a+[n])
 
 # %% ../nbs/03_usage.ipynb #b85c2e8e
 _col_names = ['id'] + [n for n,_,_ in _cols]

@@ -537,6 +537,26 @@ def test_costs_no_call_has_never_overflow_the_totals(filled):
     r.usage.cost = 1e308
     assert total_cost(r) < 1e-4 and total_cost([r, r]) < 1e-4  # 0 (litellm 1.110 takes the stated cost as its own), or the tokens' list price (1.106)
 
+def test_per_day_totals_read_iso_times_and_say_which_calls_they_leave_out(filled):
+    "Text timestamps (not the unix seconds lisette writes) grouped under day None, silently, and `since` let every one through (text sorts after numbers)"
+    c = sqlite3.connect(filled.db_path)
+    for i,(ts, cost) in enumerate([('2026-01-02T10:00:00Z', 4.0), ('2026-01-01 23:30:00-02:00', 8.0),  # ISO 8601: read (the second is 01:30 UTC on the 2nd)
+                                   ('yesterday', 16.0), (None, 32.0), (1e308, 64.0), (-86400, 128.0)]):  # no time a call has
+        c.execute("INSERT INTO usage (timestamp, model, user_id, cost, call_id) VALUES (?, 'a', 'ann', ?, ?)", (ts, cost, f'x{i}'))
+    c.commit(); c.close()
+    msg = r"4 call\(s\) in the usage log .* have no time lisette can read .*: this table leaves them out"
+    with pytest.warns(UserWarning, match=msg): t = usage_by_day(filled)
+    assert [(r['day'], r['calls'], r['cost']) for r in t] == [('2026-01-01', 2, 2.5), ('2026-01-02', 4, 1.25+4+8)]
+    with pytest.warns(UserWarning, match=msg): t = usage_by_model(filled, since=1_767_312_000)
+    assert [(r['model'], r['calls'], r['cost']) for r in t] == [('a', 4, 1.25+4+8)]
+    with pytest.warns(UserWarning, match=msg): t = costliest_calls(filled, 3, since=1_767_312_000)
+    assert [(r['time'], r['cost']) for r in t] == [('2026-01-02 01:30:00', 8.0), ('2026-01-02 10:00:00', 4.0), ('2026-01-02 00:00:30', 1.0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        usage_by_day(filled, user_id='bob')  # those calls are ann's: not in these totals, no warning
+        usage_by_model(filled); costliest_calls(filled)  # no time asked for: every call, no warning
+    assert [r['time'] for r in costliest_calls(filled, 10) if r['cost']==16.0] == ['yesterday']  # a call's row shows its text as it is
+
 def test_costliest_calls(filled):
     t = costliest_calls(filled, 3)
     assert [(r['model'], r['user_id'], r['cost']) for r in t] == [('b', 'bob', 2.0), ('a', 'ann', 1.0), ('a', 'ann', 0.5)]
