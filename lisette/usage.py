@@ -320,12 +320,31 @@ def _db_error(p, e:sqlite3.Error)->UsageLogError:
     return UsageLogError(f"{p} cannot be used ({err}): check that it is a SQLite database lisette may open, which no other program keeps locked.")
 
 # %% ../nbs/03_usage.ipynb #397c8cd1
+def _has_call_index(c)->bool:
+    "Whether table `usage` of connection `c` has a unique index on `call_id` alone, as `record` needs"
+    idx = c.execute('SELECT name, "unique", partial FROM pragma_index_list(?)', ('usage',)).fetchall()
+    return any(u and not part and [o[0] for o in c.execute('SELECT name FROM pragma_index_info(?)', (n,))]==['call_id'] for n,u,part in idx)
+
+_repeats_sql = "SELECT call_id FROM {calls} WHERE ({w}) AND call_id IS NOT NULL GROUP BY call_id HAVING count(*)>1"
+_keep_first = "DELETE FROM usage WHERE call_id IS NOT NULL AND rowid NOT IN (SELECT min(rowid) FROM usage WHERE call_id IS NOT NULL GROUP BY call_id)"  # (rowid: an old table's id may be no key)
+
+def _repeats(n, one): return f"{n} call id{'s' if n>1 else ''} (e.g. {one!r}) {'are' if n>1 else 'is'} on more than one row"
+
+def _add_call_index(c, p):
+    "Make the unique index on `call_id` of database `p` (`c` holds its write lock); `UsageLogError` if a call is on two rows"
+    n, one = c.execute(f"SELECT count(*), min(call_id) FROM ({_repeats_sql.format(calls='usage', w='1=1')})").fetchone()
+    if n: raise UsageLogError(f"{p} has lost the unique index on call_id that keeps each call on one row, and {_repeats(n, one)} "
+                              f"(a log copied or merged twice?), so no index can be made. Lisette leaves the rows as they are; to keep "
+                              f"the first row of each call, run: sqlite3 {p} \"{_keep_first}\"")
+    c.execute('DROP INDEX IF EXISTS usage_call_id')  # (one by that name, but not unique on call_id alone)
+    c.execute("CREATE UNIQUE INDEX usage_call_id ON usage(call_id)")
+
 def _migrate(c:sqlite3.Connection, p):
-    "Create lisette's `usage` table in empty database `p`, or add the columns an older schema version lacks"
+    "Create lisette's `usage` table in empty database `p`, or add the columns an older schema version lacks, and the unique index on `call_id`"
     c.execute('BEGIN')  # its reads in one snapshot: a table another process creates meanwhile is seen whole, or not at all
-    try: v = _lisette_version(c, p)
+    try: ready = _lisette_version(c, p)==SCHEMA_VERSION and _has_call_index(c)
     finally: c.execute('COMMIT')
-    if v==SCHEMA_VERSION: return
+    if ready: return
     c.execute('BEGIN IMMEDIATE')
     try:
         v = _lisette_version(c, p)  # again: another process may have changed it before we held the lock
@@ -338,6 +357,7 @@ def _migrate(c:sqlite3.Connection, p):
                 if added>v: c.execute(f'ALTER TABLE usage ADD COLUMN {n} {t}')
             for ver in range(v+1, SCHEMA_VERSION+1):
                 for sql in _upgrades.get(ver, []): c.execute(sql)
+        if not _has_call_index(c): _add_call_index(c, p)
         c.execute(f'PRAGMA user_version={SCHEMA_VERSION}')
         c.execute('COMMIT')
     except BaseException:
@@ -623,6 +643,11 @@ _left_out = ' OR '.join(f"({x} IS NOT NULL AND NOT {_ok(x, top)})" for x,top in 
 def _totals(db, sql, w, a):
     "Rows of summing query `sql` (condition `w`, arguments `a`), with a warning when rows it adds hold values no call has, which it adds as 0"
     res = _read(db, sql, a)
+    rep = _read(db, f"SELECT count(*) AS n, min(call_id) AS one FROM ({_repeats_sql.format(calls=_calls, w=w)})", a)[0]
+    if rep.n:  # (a log that lost its unique index on call_id: see `_migrate`)
+        warnings.warn(f"{_repeats(rep.n, rep.one)} in the usage log {getattr(db, 'db_path', db)} (it lost its unique index on call_id: "
+                      "copied or merged twice?): the totals count each row. Open it with LisetteUsageLogger to see how to keep one",
+                      UserWarning, stacklevel=3)
     if n := _read(db, f"SELECT count(*) AS n FROM {_calls} WHERE ({w}) AND ({_left_out})", a)[0].n:
         warnings.warn(f"{n} call(s) in the usage log {getattr(db, 'db_path', db)} hold a token count or cost that is not a number "
                       "or that no call has (negative, over 10^12 tokens, a cost over $10^12; an edited or damaged file?): the totals add them as 0",

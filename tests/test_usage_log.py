@@ -337,6 +337,42 @@ def test_same_call_id_recorded_once(tmp_path):
     assert count(tmp_path/'usage.db') == 1
     lg.close()
 
+def _call_index(db):
+    "(name, unique, columns) of each index of `db`'s usage table"
+    c = sqlite3.connect(db)
+    try: return [(n, u, [o[0] for o in c.execute('SELECT name FROM pragma_index_info(?)', (n,))])
+                 for n,u in c.execute('SELECT name, "unique" FROM pragma_index_list(?)', ('usage',))]
+    finally: c.close()
+
+def test_missing_call_id_index_is_recreated_or_refused(tmp_path, caplog):
+    "A shared log whose unique index on call_id was dropped (by a copy or merge script): `record`'s INSERT OR IGNORE kept every repeat of a call"
+    db = _lisette_db(tmp_path/'u.db')
+    assert _call_index(db) == [('usage_call_id', 1, ['call_id'])]
+    for then in ((), ("CREATE INDEX usage_call_id ON usage(call_id)",)):  # gone, or no longer unique
+        _sql_db(db, "DROP INDEX usage_call_id", *then)
+        lg = LisetteUsageLogger(db)
+        for _ in range(3): assert lg.record(dict(model='m', call_id='same'))
+        lg.close()
+        assert _call_index(db) == [('usage_call_id', 1, ['call_id'])] and lg.errors == 0
+        assert rows(db, 'id')[-1]['call_id'] == 'same' and count(db) == 2  # recorded once
+        _sql_db(db, "DELETE FROM usage WHERE call_id='same'")
+    # a call on two rows already (the index gone, a log merged twice): no index can be made; refused, the rows kept, and said how to fix
+    _sql_db(db, "DROP INDEX usage_call_id", *["INSERT INTO usage (model, cost, call_id) VALUES ('m', 1.0, 'twice')"]*2)
+    with caplog.at_level(logging.ERROR, logger='lisette.usage'): lg = LisetteUsageLogger(db)
+    assert lg.record(dict(model='m', call_id='new')) is False and lg.errors == 2
+    lg.close()
+    msg = lisette_errors(caplog)[0].getMessage()
+    assert "1 call id (e.g. 'twice') is on more than one row" in msg and 'DELETE FROM usage' in msg and str(db) in msg
+    assert count(db) == 3 and _call_index(db) == []
+    with pytest.warns(UserWarning, match=r"1 call id \(e\.g\. 'twice'\) is on more than one row .* the totals count each row"):
+        assert usage_by_model(db)[0]['cost'] == 3.0
+    # the fix the error gives: the index comes back and the log works again
+    _sql_db(db, re.search(r'"(DELETE FROM usage[^"]*)"', msg)[1])
+    lg = LisetteUsageLogger(db)
+    assert lg.record(dict(model='m', call_id='twice')) and count(db) == 2 and lg.errors == 0
+    lg.close()
+    assert _call_index(db) == [('usage_call_id', 1, ['call_id'])]
+
 # ---- a database that cannot be written ----
 
 def _three_calls_then_one_error(fp, lg, caplog):
