@@ -79,8 +79,16 @@ def _body_problem(d, hdrs):
         except UnicodeEncodeError as e: return f"'response' has a lone surrogate ({body[e.start]!r} at character {e.start+1}), not UTF-8 text"
     mt = _media_type(hdrs)
     if not (mt=='application/json' or mt.endswith('+json')) or not 200<=d.get('status_code', 200)<300: return
-    try: json.loads(body)
+    try: v = json.loads(body)
     except (ValueError, RecursionError) as e: return f"'response' is {_unreadable(e)}, though its content-type is {mt}"
+    if isinstance(v, list) and (x := next((x for x in v if not isinstance(x, dict)), v)) is not v: kind = f"an array holding {_json_kind(x)}"
+    elif not isinstance(v, (dict, list)): kind = _json_kind(v)
+    else: return
+    return f"'response' is {kind}, not a JSON object (as every provider replies), though its content-type is {mt}"
+
+def _json_kind(v):
+    "What JSON value `v` is, for a message: 'an object', 'null', 'a number', ..."
+    return {dict: 'an object', list: 'an array', str: 'a string', bool: 'true or false', type(None): 'null'}.get(type(v), 'a number')
 
 # %% ../nbs/10_replay.ipynb #2d076a11
 def _record_problem(d):
@@ -109,16 +117,39 @@ def _records(path):
                 raise ReplayFileError(path, i, f"a line break {m[0]!r} inside the line, where cachy's writer would split it")
             yield i,l,d
 
+def _find_record(path, key):
+    "(line number, record) for cachy `key` in recording `path`, (None, None) if absent"
+    if not Path(path).exists(): return None,None
+    return next(((i,d) for i,_,d in _records(path) if d['key']==key), (None,None))
+
 def _read_recording(path, key=None):
     "The record for cachy `key` in recording `path` (None if absent); with `key=None`, check every line"
     if not Path(path).exists(): return None
-    if key is not None: return next((d for _,_,d in _records(path) if d['key']==key), None)
+    if key is not None: return _find_record(path, key)[1]
     seen = {}
     for i,_,d in _records(path):
         j,o = seen.setdefault(d['key'], (i,d))
         # (as a merge can leave it) replay serves the first, but cachy's next write keeps only the last: the replay would change
         if o!=d: raise ReplayFileError(path, i, f"key {d['key']!r:.20} is also on line {j}, with another record: replay serves "
                                        f"line {j}, but recording any new call would keep only this one")
+
+# %% ../nbs/10_replay.ipynb #f5959c99
+_reply_lists = {'/chat/completions': 'choices', '/messages': 'content', '/responses': 'output'}  # end of a POST's URL path: the list its reply holds
+
+def _reply_problem(r, d):
+    "What is wrong with record `d` as the reply to httpx request `r`, when it asks a chat endpoint (`_reply_lists`), or None"
+    # (only a POST asks for a reply: a GET of /chat/completions lists stored ones)
+    k = next((k for p,k in _reply_lists.items() if r.url.path.endswith(p)), None) if r.method=='POST' else None
+    mt = _media_type(d.get('headers') or {})
+    if k is None or not (mt=='application/json' or mt.endswith('+json')) or not 200<=d.get('status_code', 200)<300: return
+    v = json.loads(base64.b64decode(d['response']) if d.get('binary') else d['response'])  # (JSON, checked when the file was read)
+    to = f"a reply to {r.method} {r.url.path}"
+    if not isinstance(v, dict): return f"'response' is {_json_kind(v)}, not the JSON object {to} is"
+    if v.get('error') is not None: return  # (a Responses reply always has 'error', null when it is none)
+    if k not in v: return f"'response' has no {k!r}, which {to} holds (a list of objects)"
+    if not isinstance(l := v[k], list): return f"'response' has {k!r} as {_json_kind(l)}, where {to} holds a list of objects"
+    if (j := next((j for j,x in enumerate(l) if not isinstance(x, dict)), None)) is not None:
+        return f"'response' has {k!r} holding {_json_kind(l[j])} (item {j+1}), where {to} holds a list of objects"
 
 # %% ../nbs/10_replay.ipynb #3c344f5b
 _state = None
@@ -133,7 +164,9 @@ def _lookup(r, is_stream, mk_resp=None):
     if st is None or cc._off.get() or not cc._should_cache(r.url, st.doms): return None,None
     key = cc._key(r, bool(is_stream))
     if st.mode!='record' or key in st.recorded:
-        if c := _read_recording(st.path, key):
+        i,c = _find_record(st.path, key)
+        if c:
+            if pr := _reply_problem(r, c): raise ReplayFileError(st.path, i, pr)
             _log(st, 'HIT ', key, r)
             return key,(mk_resp or cc._resp_from_cache)(c, r)
     _log(st, 'MISS', key, r)

@@ -342,6 +342,8 @@ FIELD_DAMAGE = {
     'json-body-cut': (_cut_body, "'response' is not valid JSON (Unterminated string"),
     'json-body-empty': (_edit(response=''), "'response' is not valid JSON (Expecting value at character 1)"),
     'json-body-binary-garbage': (_edit(binary=True, response='AAAA'), "'response' is not valid JSON"),
+    'json-body-null': (_edit(response='null'), "'response' is null, not a JSON object (as every provider replies)"),
+    'json-body-array-of-numbers': (_edit(response='[1, 2]'), "'response' is an array holding a number, not a JSON object (as every provider replies)"),
     'huge-integer': (lambda ls: [ls[0], ls[1][:-1] + ', "n": 1' + '0'*5000 + '}'], "JSON Python cannot read (Exceeds the limit (4300 digits)"),
     'cr-between-tokens': (lambda ls: [ls[0], ls[1].replace(', "response"', ',\r"response"', 1)], "a line break '\\r' inside the line"),
     'u2028-in-string': (lambda ls: [ls[0], json.dumps({**json.loads(ls[1]), 'note': 'a\u2028b'}, ensure_ascii=False)],
@@ -372,6 +374,51 @@ def test_bad_header_while_replaying_is_named_at_once(port, cache, kind):
                 r = c("first", stream=kind=='stream')
                 if kind=='stream': list(r)
     assert time.monotonic()-t0 < 1 and ei.value.path == str(cache) and c.hist == []
+
+SHAPES = { # body of the second recorded reply: (openai's problem, anthropic's problem), each said when that line is served
+    'no-list': ('{"unexpected": true}', ("'response' has no 'choices', which a reply to POST /v1/chat/completions holds (a list of objects)",
+                                         "'response' has no 'content', which a reply to POST /v1/messages holds (a list of objects)")),
+    'not-a-list': ('{"choices": 5, "content": "hi"}', ("'response' has 'choices' as a number, where a reply to POST /v1/chat/completions holds a list of objects",
+                                                       "'response' has 'content' as a string, where a reply to POST /v1/messages holds a list of objects")),
+    'not-objects': ('{"choices": [{}, 1], "content": [{}, null]}', ("'response' has 'choices' holding a number (item 2), where a reply to POST /v1/chat/completions holds a list of objects",
+                                                                    "'response' has 'content' holding null (item 2), where a reply to POST /v1/messages holds a list of objects")),
+    'array': ('[{"choices": []}]', ("'response' is an array, not the JSON object a reply to POST /v1/chat/completions is",
+                                   "'response' is an array, not the JSON object a reply to POST /v1/messages is"))}
+
+@pytest.mark.parametrize('kind', ['sync', 'async'])
+@pytest.mark.parametrize('proto', MODELS)
+@pytest.mark.parametrize('shape', SHAPES)
+def test_reply_of_the_wrong_shape_is_named_when_served(port, cache, proto, kind, shape):
+    "Valid JSON that is no reply of the request's endpoint surfaced later as litellm's own error (an InternalServerError, an APIConnectionError 'content'), naming no line"
+    model, suffix = MODELS[proto]
+    url = f'http://127.0.0.1:{port}'
+    with FakeProvider(port=port) as fp:
+        fp.queue("one", "two")
+        with replaying(cache, mode='record', doms=(url,)):
+            c = Chat(model, api_base=url+suffix, api_key='k'); c("first"); c("second")
+    body, problems = SHAPES[shape]
+    ls = cache.read_text().splitlines()
+    cache.write_text('\n'.join([ls[0], json.dumps({**json.loads(ls[1]), 'response': body})]) + '\n')
+    with replaying(cache, mode='replay', doms=(url,)):  # the file reads well: the shape a reply needs is known once the request is
+        c = (AsyncChat if kind=='async' else Chat)(model, api_base=url+suffix, api_key='k')
+        (asyncio.run(c("first")) if kind=='async' else c("first"))
+        with pytest.raises(ReplayFileError) as ei: asyncio.run(c("second")) if kind=='async' else c("second")
+    assert (ei.value.path, ei.value.line, ei.value.problem) == (str(cache), 2, problems[proto=='anthropic'])
+    assert len(c.hist) == 2  # the failed turn left the history as it was
+
+@pytest.mark.parametrize('proto', MODELS)
+def test_an_error_sent_with_a_success_status_is_replayed_as_recorded(port, cache, proto):
+    "Some providers send their error with a 200 (OpenRouter, Anthropic's overloaded): that is a recording as it was, for litellm to report, not a damaged line"
+    model, suffix = MODELS[proto]
+    url = f'http://127.0.0.1:{port}'
+    with FakeProvider(port=port) as fp:
+        fp.queue("one")
+        with replaying(cache, mode='record', doms=(url,)): Chat(model, api_base=url+suffix, api_key='k')("first")
+    err = {'type': 'error', 'error': {'type': 'overloaded_error', 'message': 'Overloaded'}}
+    cache.write_text(json.dumps({**json.loads(cache.read_text()), 'response': json.dumps(err)}) + '\n')
+    with replaying(cache, mode='replay', doms=(url,)):
+        with pytest.raises(Exception) as ei: Chat(model, api_base=url+suffix, api_key='k', retries=0)("first")
+    assert not isinstance(ei.value, ReplayFileError)
 
 def test_key_on_two_lines_with_different_records(port, cache):
     "As a merge can leave it: replay served the first line, and recording any new call (cachy rewrites the file, keeping the last) silently switched it to the other"
