@@ -592,10 +592,14 @@ def _read(db, sql, args=()):
     p = uri = str(db.db_path if isinstance(db, LisetteUsageLogger) else db)
     if not p.startswith('file:'):
         if not Path(p).exists(): raise FileNotFoundError(f"No usage database at {p}: pass the path given to LisetteUsageLogger")
-        uri = Path(p).absolute().as_uri() + '?mode=ro'
+        # not mode=ro: a read-only connection to a WAL database (lisette's log) makes -wal and -shm files it cannot
+        # remove, left beside a closed log; this one, the last to close, removes them as a writer does. `immutable=1`
+        # would make none, but skips locking and the WAL: it misses the rows a running logger has not yet moved into the file
+        uri = Path(p).absolute().as_uri() + '?mode=rw'  # (rw: never creates the file; read-only if it is write-protected)
     try:
         c = sqlite3.connect(uri, uri=True)
         try:
+            c.execute('PRAGMA query_only=ON')  # a query writes nothing (closing may still checkpoint the WAL, which keeps the content)
             v = _lisette_version(c, p)
             if v is None: raise UsageLogError(f"{p} is an empty database, with no usage log in it: {_use_instead}.")
             if v<SCHEMA_VERSION: raise UsageLogError(f"{p} was written by an older lisette (usage schema v{v}): open it once with LisetteUsageLogger, which brings it up to date, then query it.")

@@ -795,6 +795,23 @@ def test_lisettes_databases_are_marked_and_older_ones_still_load(tmp_path):
     LisetteUsageLogger(v1).close()
     assert usage_by_model(v1) == [] and sqlite3.connect(v1).execute('PRAGMA user_version').fetchone()[0] == SCHEMA_VERSION
 
+def test_a_query_leaves_no_files_beside_a_closed_log(tmp_path):
+    "A query opened the log read-only (mode=ro), which in WAL mode leaves -wal and -shm files it cannot clean up (in a shared folder, in a repo)"
+    db = _lisette_db(tmp_path/'u.db')
+    before = _files(tmp_path)
+    assert list(before) == ['u.db']
+    lg = LisetteUsageLogger(db); lg.close()
+    for q in (usage_by_model, usage_by_day, costliest_calls, lambda db: lg.usage()): q(db)
+    assert _files(tmp_path) == before  # not a byte changed, no file added
+    # a logger still writing: its rows not yet checkpointed into the file are seen, and its files are left to it
+    lg = LisetteUsageLogger(db); lg.record(dict(model='m', cost=2.0, timestamp=2.0, call_id='b'))
+    assert [r['calls'] for r in usage_by_model(db)] == [2] and {'u.db-wal', 'u.db-shm'} <= set(_files(tmp_path))
+    lg.close()
+    assert list(_files(tmp_path)) == ['u.db']
+    from lisette.usage import _read
+    with pytest.raises(UsageLogError, match='readonly'): _read(db, "DELETE FROM usage")  # the queries' connection cannot write
+    assert count(db) == 2
+
 def test_query_table_shows_text_where_numbers_belong(tmp_path):
     "A shared file can hold anything in its columns: the table still shows"
     db = _lisette_db(tmp_path/'u.db')
