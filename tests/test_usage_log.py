@@ -683,7 +683,7 @@ def test_usage_query_like_the_original(fake_provider, usage_log, tmp_path):
     assert list(u) == slc.split(',') and u.response_cost == u['response_cost'] > 0
     assert len(lg.usage()) == 3 and sum(o.response_cost for o in lg.usage()) == pytest.approx(sum(o['response_cost'] for o in rows(tmp_path/'usage.db')))
     assert [o.prompt_tokens for o in lg.usage(select='prompt_tokens', where='prompt_tokens >= ?', where_args=[20], order_by='prompt_tokens DESC')] == [30, 20]
-    assert [o.prompt_tokens for o in lg.usage(select='prompt_tokens', where={'user_id': 'user-123'}, order_by='id', limit=1, offset=1)] == [20]
+    assert [o.prompt_tokens for o in lg.usage(select='prompt_tokens', where={'user_id': 'user-123'}, order_by='prompt_tokens', limit=1, offset=1)] == [20]  # (not by id: litellm logs sync calls from a pool of threads, so rows may be written out of order)
     assert lg.usage(where={'model': "x' OR '1'='1"}) == []  # values are parameters
 
 @pytest.mark.parametrize('kw,msg', [(dict(select='model, (SELECT 1)'), 'unknown column'), (dict(select='model FROM usage; DROP TABLE usage --'), 'unknown column'),
