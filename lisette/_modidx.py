@@ -330,6 +330,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'lisette.interop._quick_msg': ('interop.html#_quick_msg', 'lisette/interop.py'),
                                  'lisette.interop._quick_same': ('interop.html#_quick_same', 'lisette/interop.py'),
                                  'lisette.interop._quick_tc': ('interop.html#_quick_tc', 'lisette/interop.py'),
+                                 'lisette.interop._repairing': ('interop.html#_repairing', 'lisette/interop.py'),
                                  'lisette.interop._save_error': ('interop.html#_save_error', 'lisette/interop.py'),
                                  'lisette.interop._saved_context': ('interop.html#_saved_context', 'lisette/interop.py'),
                                  'lisette.interop._saved_fields': ('interop.html#_saved_fields', 'lisette/interop.py'),

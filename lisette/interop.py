@@ -642,22 +642,22 @@ def _saved_msg(o, i, src):
     except RecursionError: raise SavedChatError(src, f"hist[{i}]", "nests too deeply") from None
     except Exception as e: raise SavedChatError(src, f"hist[{i}]", f"not a message ({type(e).__name__}: {e})") from None
 
-def _check_saved(m, i, src):
-    "Raise `SavedChatError` if decoded message `m` (number `i`) is no valid message"
-    try: check_msg(m, i)
+def _check_saved(m, i, src, ckpts=True):
+    "Raise `SavedChatError` if decoded message `m` (number `i`) is no valid message (`ckpts=False`: a cache checkpoint of another form passes, as `repair_hist` takes it away)"
+    try: check_msg(m, i, ckpts=ckpts)
     except MessageFormatError as e: raise SavedChatError(src, f"hist[{i}]" + (f".{e.field}" if e.field else ''), str(e)) from None
     if p := _psf_problem(m): raise SavedChatError(src, f"hist[{i}].provider_specific_fields", p)
 
 # %% ../nbs/09_interop.ipynb #080608f6
-def _hist_of(d, src, surrogates=True):
-    "(the decoded, checked history of state `d`, lone surrogates repaired (if it may hold any: `surrogates`); how many strings were; if it is valid as it is, its byte bound, else None; the indices of its messages that are not plain text dicts; its tool-call messages as read, see `_plain_bytes`)"
+def _hist_of(d, src, surrogates=True, repair=False):
+    "(the decoded, checked history of state `d` (its cache checkpoints' form too, unless it will be repaired: `repair`), lone surrogates repaired (if it may hold any: `surrogates`); how many strings were; if it is valid as it is, its byte bound, else None; the indices of its messages that are not plain text dicts; its tool-call messages as read, see `_plain_bytes`)"
     hs, hist = _field(d, 'hist', _is(list), "a list of messages", src), []
     for i,o in enumerate(hs):
         # (a text message or result, most of a file: its values are scalars, none a legacy call to check or a tag to decode)
         if o.__class__ is dict and _scalars.issuperset(map(type, o.values())) and o.get('function_call') is None and '__lisette__' not in o: hist.append(o.copy()); continue
         try: hist.append(_saved_msg(o, i, src))
         except SavedChatError:
-            for j,m in enumerate(hist): _check_saved(m, j, src)  # (a problem of a message before it is told first)
+            for j,m in enumerate(hist): _check_saved(m, j, src, not repair)  # (a problem of a message before it is told first)
             raise
     # valid as a whole in one pass (most files): then no message holds what `check_msg` refuses, and none is checked again
     if (b := _plain_bytes(hist, True, at := [], read := {})) is None:  # (a cache checkpoint, a part that is no text, ...: the messages of the usual shapes still need no check)
@@ -666,7 +666,7 @@ def _hist_of(d, src, surrogates=True):
             if m.__class__ is dict and len(m)==2 and m.get('content').__class__ is str and m.get('role') in _text_roles: continue
             at.append(i)
             if m.__class__ is not dict and (pc := _plain_calls(m)) is not None and pc[1] is not None: read[id(m)] = m, pc  # (as `_plain_shape` reads it)
-            elif not _plain_shape(m): _check_saved(m, i, src)
+            elif not _plain_shape(m): _check_saved(m, i, src, not repair)
     # (a lone surrogate and the U+FFFD that replaces it take the same bytes, and shapes stay: the bound and indices hold)
     return hist, fix_surrogates(hist) if surrogates else 0, b, at, read
 
@@ -676,7 +676,7 @@ def _whole_hist(hist, src, repair, cache=True, b=None):
     mx = math.inf if cache else max_cache_ckpts  # any number of cache checkpoints when the next turn moves them (they are recorded in `_ckpts`); else as they go
     try:
         try: check_hist(hist, pending_ok=True, max_ckpts=mx); repairs = []
-        except HistoryError as e:
+        except (HistoryError, MessageFormatError):  # (a MessageFormatError only of a checkpoint's form: `_hist_of` checked the rest)
             if not repair: raise
             hist, repairs = repair_hist(hist, pending_ok=True, max_ckpts=mx)
     except HistoryError as e:
@@ -685,6 +685,11 @@ def _whole_hist(hist, src, repair, cache=True, b=None):
     return hist, repairs, _msgs_bound(hist)
 
 # %% ../nbs/09_interop.ipynb #4f72d3a0
+def _repairing(d, kw):
+    "Will the chat of state `d` repair its history: `repair=` in `kw`, else as saved?"
+    st = d.get('settings')
+    return bool(kw['repair']) if 'repair' in kw else isinstance(st, dict) and st.get('repair') is True
+
 def _saved_context(d, src):
     "The checked `context` of state `d` (see `_context_state`), or None"
     if (cx := d.get('context')) is None: return None
@@ -709,7 +714,7 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
         why = "Upgrade lisette to load it." if v>chat_format_version else "No lisette writes it."
         raise SavedChatError(src, 'version', f"format version {v}; this lisette reads version {chat_format_version}. {why}")
     model = _field(d, 'model', lambda x: isinstance(x, str) and bool(x.strip()), "a model name (a string that is not blank)", src)  # (as `Chat` takes one)
-    sp, (hist, fixed, plain, at, read) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src, surrogates)
+    sp, (hist, fixed, plain, at, read) = _field(d, 'sp', _is(str), "a string", src), _hist_of(d, src, surrogates, _repairing(d, kw))
     tcr = d.get('tc_res')
     if not (tcr is None or isinstance(tcr, dict)): raise SavedChatError(src, 'tc_res', f"expected an object or null, got {type(tcr).__name__}")
     reprs = d.get('tc_res_repr', [])

@@ -948,3 +948,23 @@ def test_loaded_chat_goes_on_as_the_chat_saved(tmp_path, model):
     for q in ['four', 'five']: chat(q); loaded(q)
     assert b[len(a)-4:] == a[-4:] and len(a)==len(b)
     assert json.loads(p.read_text())['hist'] == json.loads(save_chat(load_chat(p), tmp_path/'again.json').read_text())['hist']
+
+@pytest.mark.parametrize('bad', ['x', {'type': 'persistent'}])
+@pytest.mark.parametrize('where', ['part', 'call', 'msg'])
+def test_load_repair_takes_away_checkpoints_of_no_form(tmp_path, bad, where):
+    """A saved history holding a cache checkpoint of no form a provider takes (on a part, a call or a message) is refused
+    naming it, and with repair=True (given, or saved in the file's settings) loaded without it, the repair said: it was
+    refused either way, though repair_hist takes such checkpoints away"""
+    p, _ = _broken_save(tmp_path, set())
+    d = json.loads(p.read_text())
+    if where=='part': d['hist'][0], field = {'role': 'user', 'content': [{'type': 'text', 'text': 'Add 1+2 and 3+4', 'cache_control': bad}]}, 'hist[0].content[0].cache_control'
+    elif where=='call': d['hist'][1]['fields']['tool_calls'][1]['fields']['cache_control'], field = bad, 'hist[1].tool_calls[1].cache_control'
+    else: d['hist'][4]['cache_control'], field = bad, 'hist[4].cache_control'
+    p.write_text(json.dumps(d))
+    with pytest.raises(SavedChatError, match=r"a cache checkpoint is \{'type': 'ephemeral'\}.*or remove it") as e: load_chat(p)
+    assert e.value.field == field
+    (r := tmp_path/'r.json').write_text(json.dumps({**d, 'settings': {**d['settings'], 'repair': True}}))
+    for c in (load_chat(p, repair=True), load_chat(r)):
+        assert [a.kind for a in c.adjustments] == ['history']
+        assert 'removed a cache checkpoint of no form a provider takes' in c.adjustments[0].detail and f"message {field[5]}" in c.adjustments[0].detail
+        assert '"cache_control"' not in json.dumps(chat_state(c)['hist']) and len(c.hist) == 5
