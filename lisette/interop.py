@@ -15,9 +15,9 @@ from fastcore.utils import *
 from litellm import Message
 from litellm.types.utils import ChatCompletionMessageToolCall, Function
 from .messages import check_msg, MessageFormatError, _legacy_call, _legacy_call_ok, _get, _has_cache, _part_types, _nonblank, _audio_problem, max_cache_ckpts, _loads, _too_deep
-from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _plain_bytes, _plain_shape, _plain_calls, _text_roles, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
+from .history import fix_surrogates, check_hist, repair_hist, HistoryError, _copy_msg, _plain_bytes, _plain_shape, _plain_calls, _text_roles, _fix_str, _has_surrogate, norm_msg, _plain, _msg_fields, _extra_fields, _norm_content, _norm_part, _is_plain_text, _thinking_text, _spoken, _blank, _unran_srv, _compacted_only
 from .tools import _provider_ran, _provider_marked, _tc_id, _tc_name
-from .providers import paused_msg, _server_call_id
+from .providers import paused_msg, _server_call_id, _lost_follower
 from .context import _msgs_bound, _bytes_bound
 from .usage import UsageStats
 from .chat import Chat, _not_plain
@@ -684,6 +684,19 @@ def _whole_hist(hist, src, repair, cache=True, b=None):
         raise SavedChatError(src, f"hist[{e.index}]", str(e) + ("" if repair else how)) from None
     return hist, repairs, _msgs_bound(hist)
 
+def _followers_kept(hist, at, src, repair):
+    "(history, repairs): a Responses reply of `hist` (among indices `at`) whose text, which its reasoning item needs after it, is gone (`_lost_follower`) refused, or with `repair` given '.' back"
+    notes = []
+    for i in at:
+        if (m := hist[i]).__class__ is dict and 'provider_specific_fields' not in m or (rid := _lost_follower(m)) is None: continue
+        if not repair: raise SavedChatError(src, f"hist[{i}].content", f"message {i}: its text is gone, but reasoning item {rid!r} came before it when the model replied: "
+            "litellm sends the reasoning item without it, which OpenAI refuses on every later turn ('... without its required following item'); "
+            "put its text back (or '.'), or load it with repair=True")
+        if not notes: hist = list(hist)
+        hist[i], set_ = _copy_msg(m)
+        set_('content', '.'); notes.append(f"message {i}: replaced emptied text with '.' (reasoning item {rid!r} must be followed by it)")
+    return hist, notes
+
 # %% ../nbs/09_interop.ipynb #4f72d3a0
 def _repairing(d, kw):
     "Will the chat of state `d` repair its history: `repair=` in `kw`, else as saved?"
@@ -730,6 +743,8 @@ def chat_from_state(d:dict, tools:list=None, cls=Chat, trusted:bool=False, sourc
         if k not in kw and isinstance(v := getattr(chat, k), str) and _has_surrogate(v): setattr(chat, k, _fix_str(v)); fixed += 1
     hist, repairs, b = _whole_hist(hist, src, chat.repair, chat.cache, plain)
     if repairs: at = _not_plain(hist, range(len(hist)))  # (repaired: messages added or removed)
+    hist, kept = _followers_kept(hist, at, src, chat.repair)
+    if kept: repairs, b = repairs + kept, _msgs_bound(hist)
     chat._hist, chat._ckpts = hist, _marked(hist, at, plain and not repairs)  # as saved, cache checkpoints included (a plain text dict holds none)
     chat._scan = (list(hist), at)  # where its messages other than plain text are, as `Chat(hist=)` notes them: the first request need not look for them
     chat._read_calls = None if fixed else read  # its tool calls, as read: nor read them again (unless a lone surrogate was mended since)

@@ -1228,6 +1228,19 @@ _anthropic_call_ids = ('toolu_', 'tooluse_')  # how Anthropic's calls begin, and
 _rs_only = {'openai_responses_replay'}  # provider fields only the Responses API reads back: litellm 1.110's replay of a reply's items
 _file_cites = ('file_citation', 'container_file_citation', 'file_path')  # annotations of a Responses reply's text citing files (kept in the provider fields)
 
+# %% ../nbs/04_providers.ipynb #9fb74f18
+def _lost_follower(m):
+    "The id of a reasoning item of Responses message `m` that its text followed when the model replied, if that text is gone now (litellm then sends the reasoning item without it), else None"
+    if _get(m, 'content') not in ('', None, []): return None  # (a blank text is sent: it follows)
+    rec = psf.get('openai_responses_replay') if isinstance(psf := _get(m, 'provider_specific_fields'), dict) else None
+    its = rec.get('items') if isinstance(rec, dict) else None
+    if not (isinstance(its, list) and isinstance(ris := _get(m, 'reasoning_items'), list)): return None
+    for a,b in zip(its, its[1:]):
+        if isinstance(a, dict) and isinstance(b, dict) and a.get('type')=='reasoning' and b.get('type')=='message' and isinstance(ps := b.get('parts'), list) and any(ps) \
+           and type(j := a.get('index')) is int and 0<=j<len(ris):
+            return str(_get(ris[j], 'id') or f'reasoning item {j}')
+    return None
+
 # %% ../nbs/04_providers.ipynb #8d2933c7
 _args_as_objects = ('anthropic', 'gemini')  # the provider kinds whose tool calls carry their arguments as an object, not a string
 

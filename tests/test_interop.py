@@ -968,3 +968,35 @@ def test_load_repair_takes_away_checkpoints_of_no_form(tmp_path, bad, where):
         assert [a.kind for a in c.adjustments] == ['history']
         assert 'removed a cache checkpoint of no form a provider takes' in c.adjustments[0].detail and f"message {field[5]}" in c.adjustments[0].detail
         assert '"cache_control"' not in json.dumps(chat_state(c)['hist']) and len(c.hist) == 5
+
+@pytest.mark.parametrize('emptied', ['', None])
+def test_load_refuses_responses_text_its_reasoning_needs_gone(fake_provider, tmp_path, emptied):
+    """A Responses reply that reasoned, said something and called a tool, saved with its text emptied: litellm sends its
+    reasoning item followed by the call, not by the message that followed it, which OpenAI refuses on every later turn
+    ('... without its required following item'). Loading refuses it naming the message; repair=True puts '.' back, said"""
+    fp = fake_provider
+    def add(a:int, b:int=0) -> int:
+        "Add two numbers"
+        return a + b
+    kw = dict(tools=[add], api_base=fp.responses_base, api_key='k')
+    fp.queue(Reply('Adding.', thinking='t', tool_calls=[('add', {'a': 1, 'b': 2})]), Reply('It is 3.', thinking='u'))
+    chat = Chat('openai/responses/gpt-5.4', **kw)
+    chat('1+2?', think='l')
+    d = json.loads(chat.save(tmp_path/'c.json').read_text())
+    f = d['hist'][1]['fields']
+    rec = {'version': 1, 'items': [{'type': 'reasoning', 'index': 0}, {'type': 'message', 'parts': [7]}, {'type': 'function_call', 'index': 0}], 'checksum': 'x'}
+    f['provider_specific_fields'] = {'openai_responses_replay': rec} | (f.get('provider_specific_fields') or {})  # (as litellm 1.110 writes it; 1.106 keeps none)
+    assert f['provider_specific_fields']['openai_responses_replay']['items'] == rec['items']
+    f['content'] = emptied
+    (p := tmp_path/'e.json').write_text(json.dumps(d))
+    with pytest.raises(SavedChatError, match=r"hist\[1\]\.content: message 1: .*reasoning item 'rs_fake1'.*required following item.*repair=True") as e: load_chat(p, **kw)
+    assert e.value.field == 'hist[1].content'
+    c = load_chat(p, repair=True, **kw)
+    assert c.hist[1].content == '.' and [a.kind for a in c.adjustments] == ['history'] and "message 1: replaced emptied text with '.'" in c.adjustments[0].detail
+    fp.queue('You asked 1+2.')
+    assert contents(c('What did I ask?')).content == 'You asked 1+2.'
+    assert [it.get('type') for it in fp.last['input']][1:3] == ['reasoning', 'message']
+    fp.queue(Reply('', thinking='t', tool_calls=[('add', {'a': 1, 'b': 2})]), Reply('It is 3.', thinking='u'))  # a reply with no text to begin with loads as it is
+    chat = Chat('openai/responses/gpt-5.4', **kw)
+    chat('1+2?', think='l')
+    assert chat.hist[1].content in ('', None) and load_chat(chat.save(tmp_path/'n.json'), **kw).hist[1].content == chat.hist[1].content
