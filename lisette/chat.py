@@ -875,7 +875,10 @@ _left_out = {'type': 'text', 'text': "[a part of this result was left out: the p
 @patch
 def _fix_result(self:Chat, t, tr):
     "Leave out the parts of a tool result no provider would take (a `ToolResponse` part of an unknown type or the wrong shape): the model is told, the user too"
-    if (c := tr['content']).__class__ is not list or not any(_part_problem(j, p, 'tool') for j,p in enumerate(c)): return  # (text results; a sound list in one pass)
+    if (c := tr['content']).__class__ is list and not c:  # (no parts: OpenAI refuses an empty array, on every later turn; `check_hist` too)
+        tr['content'] = '.'
+        return self._adjust(t, 'tool_result', f"the result of tool call {tr.get('tool_call_id')!r}: no parts (an empty list, which OpenAI refuses), sent as '.'")
+    if c.__class__ is not list or not any(_part_problem(j, p, 'tool') for j,p in enumerate(c)): return  # (text results; a sound list in one pass)
     parts, probs, ckpts = [], [], []
     for j,p in enumerate(c):
         if (pr := _part_problem(j, p, 'tool')) and pr[0].endswith('.cache_control') and not _part_problem(j, q := {k:v for k,v in p.items() if k!='cache_control'}, 'tool'):

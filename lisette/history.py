@@ -80,8 +80,8 @@ def _text_problem(role, c, tcs):
     if c.__class__ is list:
         for j,p in enumerate(c):
             if p.get('type')=='text' and _blank(p['text']): return f"content[{j}] is an empty text part"
-        if c or role not in ('user','assistant') or tcs: return None
-        return "has an empty content list"
+        if c or role not in ('user','assistant','tool') or tcs: return None
+        return "has an empty content list"  # (a tool result's too: OpenAI's reference gives its array `minItems: 1`)
     if role=='user' or (role=='assistant' and not tcs):
         if c is None: return "has no content and no tool calls"
         if _blank(c): return f"has empty text content ({c!r})"

@@ -579,3 +579,15 @@ def test_quick_paths_accept_only_what_check_msg_accepts(h, pending_ok, user_firs
     passed = _outcome(check_hist, h, pending_ok=pending_ok, user_first=user_first)[0]=='ok' or _outcome(_plain_bytes, h, pending_ok)[1:] not in ((None,), ())
     if passed:
         for i,m in enumerate(h): check_msg(m, i)
+
+def test_tool_result_of_an_empty_list_is_empty_text():
+    """A tool result whose content is an empty list of parts: OpenAI's Chat Completions refuses it (its reference: the
+    array has `minItems: 1`; litellm sends it as it is), on every later turn. check_hist refuses it as it does an empty
+    text part, naming the message; repair_hist puts '.' in its place and says so"""
+    tc = mk_tc('add', a=1, b=2)
+    h = [mk_msg('Add'), mk_tc_req(None, [tc]), mk_tc_result(tc, []), mk_msg('3', role='assistant')]
+    with pytest.raises(HistoryError, match=r"message 2: has an empty content list.*repair the history") as e: check_hist(h)
+    assert e.value.index == 2
+    fixed, report = repair_hist(h)
+    assert fixed[2]['content'] == '.' and report == ["message 2: replaced empty text with '.'"] and h[2]['content'] == []
+    assert check_hist([*h[:2], mk_tc_result(tc, ''), h[3]]) is None  # (an empty text result goes, as before)

@@ -1000,3 +1000,14 @@ def test_load_refuses_responses_text_its_reasoning_needs_gone(fake_provider, tmp
     chat = Chat('openai/responses/gpt-5.4', **kw)
     chat('1+2?', think='l')
     assert chat.hist[1].content in ('', None) and load_chat(chat.save(tmp_path/'n.json'), **kw).hist[1].content == chat.hist[1].content
+
+def test_load_refuses_an_empty_list_tool_result(tmp_path):
+    "A saved tool result whose content is an empty list (OpenAI refuses it on every later turn) is refused naming it; repair=True loads it with '.', said"
+    p, _ = _broken_save(tmp_path, set())
+    d = json.loads(p.read_text())
+    d['hist'][2]['content'] = []
+    p.write_text(json.dumps(d))
+    with pytest.raises(SavedChatError, match=r"hist\[2\]: message 2: has an empty content list.*repair=True") as e: load_chat(p)
+    assert e.value.field == 'hist[2]'
+    c = load_chat(p, repair=True)
+    assert c.hist[2]['content'] == '.' and "message 2: replaced empty text with '.'" in c.adjustments[0].detail

@@ -1090,3 +1090,18 @@ def test_tool_call_fields_read_as_get_reads_them():
     for tc in cases:
         assert (_tc_id(tc), _tc_name(tc), _tc_args(tc)) == (_get(tc, 'id'), _get(tc, 'function', 'name'), _get(tc, 'function', 'arguments')), tc
     assert (_tc_id(cases[0]), _tc_name(cases[0]), _tc_args(cases[0]), _tc_name(renamed)) == ('a', 'n', '{}', 'renamed')
+
+def test_tool_response_of_no_parts_sent_as_a_dot(fake_provider):
+    """A tool returning ToolResponse([]): its result was sent as an empty list, which OpenAI refuses (its reference gives
+    the array `minItems: 1`) on that request and every later one. It goes as '.', said as a tool_result adjustment"""
+    from lisette.testing import Reply
+    from lisette.tools import ToolResponse
+    fp = fake_provider
+    def f() -> str:
+        "F"
+        return ToolResponse([])
+    fp.queue(Reply('', tool_calls=[('f', {})]), 'done')
+    c = Chat('openai/gpt-4o-mini', tools=[f], api_base=fp.openai_base, api_key='k')
+    c('go', max_steps=3)
+    assert fp.last['messages'][-1]['content'] == '.' and c.hist[2]['content'] == '.'
+    assert [a.detail for a in c.adjustments if a.kind=='tool_result'] == [f"the result of tool call {c.hist[2]['tool_call_id']!r}: no parts (an empty list, which OpenAI refuses), sent as '.'"]
