@@ -30,7 +30,7 @@ from .stream import _trunc_str, _build
 from .providers import (unnamed_tool, litellm_made_id, litellm_split_from, thinking_budget, min_thinking_budget, model_info, supported_params, has_search, adapt_request, paused, paused_msg, mark_paused, join_paused_results, supports_cache_ckpts, think_kw, thinking_as_prompt, tools_as_prompt, gemini_tools, tool_images_hidden, close_models, reply_citations, link_citations, placeholder_info, priced_by_reply_model,
                                router_of, router_version, router_group, router_fallbacks, group_info, group_params, _limited,
                                missing_keys, without_sdk_retries, prefill_msg, prompts_joined, reasoning_filled, learn_refusal, forget_refusal, without_refused, left_unstored, with_think, quota_exhausted, close_stream, aclose_stream, keep_built, watch_reply, built_response,
-                               unreadable_reply, shorten_message, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, custom_as_function, _chain, _call_lost, _odd_delta_text, _no_content)
+                               unreadable_reply, shorten_message, repeat_guard, failed_locally, mend_chunk, _new_call_id, native_stop_warning, stream_finished, stream_content_type, stream_usage, context_tokens, stream_replied, stream_unread, stream_broke, stream_error, _overloaded, merge_stream_fields, keep_refusal, keep_native_finish, reply_refusal, openrouter_details, text_splits_reasoning, provider_call_names, _name_nameless, custom_as_function, _chain, _call_lost, stream_dropped_calls, _odd_delta_text, _no_content)
 from .history import fix_surrogates, check_hist, repair_hist, unresolved_tool_calls, interrupted_result, _plain_bytes, _spoken, _compacted_only
 from .context import check_context, context_window, window_of, count_tokens, _bytes_bound
 from dataclasses import field
@@ -632,13 +632,17 @@ def _after_response(self:Chat, r, prefill):
 @patch
 def _note_unreadable_parts(self:Chat, r)->str:
     "Say what of reply `r` litellm could not read and left out (a streamed tool call, text that was no string): what, briefly, or ''"
-    lost = []
-    if odd := (_hidden(r) or {}).get('lisette_odd_text'):
+    lost, hp = [], _hidden(r) or {}
+    if odd := hp.get('lisette_odd_text'):
         self._adjust(None, 'reply', f"{len(odd)} streamed piece(s) of the reply's text were no string (the first: {str(odd[0])[:40]}, of type {type(odd[0]).__name__}): "
                                     "litellm left them out of the reply"); lost.append('text that was no string')
-    if (_hidden(r) or {}).get('lisette_call_lost'):  # (streamed only: a reply read whole has no deltas to lose, and a server may say 'tool_calls' with none)
-        self._adjust(None, 'tool_call', "the streamed reply ended for a tool call (finish reason 'tool_calls'), yet no tool call came through "
+    if hp.get('lisette_call_lost'):  # (streamed only: a reply read whole has no deltas to lose, and a server may say 'tool_calls' with none)
+        fr = r.choices[0].finish_reason  # (a server may say 'stop' with its calls: then only the dropped deltas tell)
+        self._adjust(None, 'tool_call', f"the streamed reply {'ended for' if fr=='tool_calls' else 'sent'} a tool call (finish reason {fr!r}), yet no tool call came through "
                                         "(litellm leaves out a streamed call it cannot parse; its log says why): no tool was run; ask again"); lost.append('a tool call')
+    elif n := hp.get('lisette_calls_dropped'):
+        self._adjust(None, 'tool_call', f"litellm left out {n} streamed piece(s) of the reply's tool calls that it could not parse (its log says why): "
+                                        "the calls that came through may lack one, or part of one's arguments")
     return ' and '.join(lost)
 
 def _bad_size(bad): return bool(bad.keys() & {'prompt_tokens', 'completion_tokens'})  # (the counts that bound the context)
@@ -1264,7 +1268,8 @@ def _stream_response(r, chunks, seen=None):
     if seen is not None and (seen.made or seen.named) and isinstance(hp := _hidden(res), dict):  # for `_fix_calls` to report
         hp['lisette_made_ids'], hp['lisette_named_ids'] = seen.made, seen.named
     if seen is not None and seen.odd and isinstance(hp := _hidden(res), dict): hp['lisette_odd_text'] = seen.odd  # for `_note_unreadable_parts` to report
-    if _call_lost(res) and isinstance(hp := _hidden(res), dict): hp['lisette_call_lost'] = True  # (the same)
+    if ((lost := _call_lost(res, dropped := stream_dropped_calls(r))) or dropped) and isinstance(hp := _hidden(res), dict):  # (the same; dropped call deltas tell whatever the finish reason)
+        hp['lisette_call_lost' if lost else 'lisette_calls_dropped'] = lost or dropped  # (none came through, or some did)
     if (su := stream_usage(r)) is not None and isinstance(hp := _hidden(res), dict):  # the provider's own usage, read once
         if su is False: hp['lisette_usage_estimated'] = True  # for `_count_use` to report
         elif its := _get(su, 'iterations'): hp['lisette_iterations'] = its  # for `context_tokens` (a compaction)

@@ -16,10 +16,10 @@ __all__ = ['haik45', 'sonn45', 'sonn46', 'sonn', 'opus46', 'opus', 'gpt54', 'gpt
            'stream_usage', 'stream_unread', 'watch_reply', 'stream_replied', 'repeat_guard', 'stream_broke',
            'stream_error', 'quota_exhausted', 'failed_locally', 'keep_built', 'built_response', 'reply_citations',
            'merge_stream_fields', 'keep_native_finish', 'native_stop_warning', 'provider_kind', 'takes_long_ids',
-           'mend_chunk', 'custom_as_function', 'install_mends', 'adapt_request', 'litellm_made_id',
-           'litellm_split_from', 'prompts_after_results', 'prompts_joined', 'sees_no_images', 'tool_images_hidden',
-           'drops_reasoning_text', 'provider_call_names', 'unstored_reasoning', 'left_unstored', 'reply_refusal',
-           'keep_refusal', 'openrouter_details', 'link_citations']
+           'mend_chunk', 'custom_as_function', 'stream_dropped_calls', 'install_mends', 'adapt_request',
+           'litellm_made_id', 'litellm_split_from', 'prompts_after_results', 'prompts_joined', 'sees_no_images',
+           'tool_images_hidden', 'drops_reasoning_text', 'provider_call_names', 'unstored_reasoning', 'left_unstored',
+           'reply_refusal', 'keep_refusal', 'openrouter_details', 'link_citations']
 
 # %% ../nbs/04_providers.ipynb #d4838d21
 import base64, copy, functools, importlib.metadata, inspect, json, operator, os, re, sys, threading, time, traceback
@@ -1316,10 +1316,32 @@ def custom_as_function(tc):
         name=name if isinstance(name, str) else '', arguments=json.dumps({'input': text if isinstance(text, str) else ''})))
 
 # %% ../nbs/04_providers.ipynb #8d08f99a
-def _call_lost(r)->bool:
-    "Did reply `r` end for a tool call (finish reason 'tool_calls') yet hold none? litellm drops a streamed call delta it cannot parse"
+def _call_lost(r, dropped:int=0)->bool:
+    "Did reply `r` end for a tool call (finish reason 'tool_calls'), or its stream have call deltas litellm `dropped`, yet hold none? litellm drops a streamed call delta it cannot parse"
     m = r.choices[0].message if getattr(r, 'choices', None) else None
-    return m is not None and r.choices[0].finish_reason=='tool_calls' and not _get(m, 'tool_calls') and not _shown_calls(m)
+    return m is not None and (dropped or r.choices[0].finish_reason=='tool_calls') and not _get(m, 'tool_calls') and not _shown_calls(m)
+
+def _raw_calls(chunk)->bool:
+    "Does stream `chunk`, as litellm's reader gets it, hold tool call deltas?"
+    ch = getattr(chunk, 'choices', None)
+    return bool(ch) and isinstance(tcs := _get(ch[0], 'delta', 'tool_calls'), list) and bool(tcs)
+
+def _note_dropped_calls():
+    "Wrap litellm's reading of each stream chunk so a chunk holding tool call deltas of which it passes on nothing is counted on the stream (`stream_dropped_calls`; idempotent)"
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper as W
+    if getattr(W.chunk_creator, '_lisette_drops', False): return
+    read = W.chunk_creator
+    @functools.wraps(read)
+    def chunk_creator(self, chunk):
+        res = read(self, chunk)
+        if res is None and _raw_calls(chunk): d = self.__dict__; d['_lisette_dropped'] = d.get('_lisette_dropped', 0) + 1  # (most chunks: one compare)
+        return res
+    chunk_creator._lisette_drops = True  # (not `_lisette`: `_mend_stream_cost` asks that of its own)
+    W.chunk_creator = chunk_creator
+
+def stream_dropped_calls(r)->int:
+    "How many chunks of litellm stream `r` held tool call deltas of which litellm passed on nothing (it drops a call delta it cannot read)"
+    return getattr(r, '__dict__', {}).get('_lisette_dropped', 0)
 
 def _odd_delta_text(c):
     "The content of stream chunk `c`'s delta when it is neither text nor a list of parts (e.g. `5`), which litellm's builder leaves out; else None"
@@ -1329,7 +1351,7 @@ def _odd_delta_text(c):
 # %% ../nbs/04_providers.ipynb #7058fdbb
 _adapters = [_codex, _allow_search, _no_sampling, _gemini_search_tools, _deepseek_reasoning, _kimi_reasoning, _anthropic_pause, _stream_text]  # _codex first: the others may ask litellm about the model
 
-_on_first_request = []  # mends of litellm that any request may need: installed by the first request, then never asked about again
+_on_first_request = [_note_dropped_calls]  # mends of litellm that any request may need: installed by the first request, then never asked about again
 _mends_lock = threading.Lock()
 
 def install_mends():

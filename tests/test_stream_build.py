@@ -176,3 +176,105 @@ def test_seen_fast_path_odd_chunks(delta):
     if 'tool_calls' in delta: assert s.made == ([c.choices[0].delta.tool_calls[0].id] if _idless_calls_dropped() else [])
     elif 'provider_specific_fields' in delta: assert c.choices[0].delta.content == '[*](https://e.com "t") '
     else: assert s.odd == [5]
+
+def _mangled_call_stream(proto, model, text):
+    "A stream body, in `proto`'s protocol, of a reply (`text`, then a call of add) whose call litellm cannot read, and whose finish reason is not 'tool_calls'"
+    import itertools, json
+    from lisette.testing import _norm_tcs, _oa_events, _an_events, _gm_events, _rs_events
+    rep, ids = Reply(text, tool_calls=[('add', {'a': 1, 'b': 2})]), itertools.count(1)
+    tcs, body = _norm_tcs(rep, 'toolu_' if proto=='anthropic' else 'call_', ids), {'model': model.split('/')[-1]}
+    if proto=='openai':  # (a server that says 'stop' with its calls, as Gemini's OpenAI-compatible endpoint does; the call's `index` no integer)
+        evs = list(_oa_events(rep, body, 1, tcs))
+        for e in evs:
+            for tc in e['choices'][0]['delta'].get('tool_calls', []): tc['index'] = 'x'
+            if e['choices'][0]['finish_reason']: e['choices'][0]['finish_reason'] = 'stop'
+        return b''.join(f"data: {json.dumps(e)}\n\n".encode() for e in evs) + b'data: [DONE]\n\n'
+    if proto=='anthropic':  # (ends its turn, the call's input pieces no text)
+        evs = list(_an_events(rep, body, 1, tcs, ids))
+        for t,d in evs:
+            if d.get('delta', {}).get('type')=='input_json_delta': d['delta']['partial_json'] = 5
+            if t=='message_delta': d['delta']['stop_reason'] = 'end_turn'
+        return b''.join(f"event: {t}\ndata: {json.dumps(d)}\n\n".encode() for t,d in evs)
+    if proto=='gemini':  # (Gemini says STOP for calls too; the call has no name)
+        evs = list(_gm_events(rep, model.split('/')[-1], 1, tcs, 'c2lnIzE='))
+        for e in evs:
+            for p in e['candidates'][0]['content']['parts']:
+                if 'functionCall' in p: del p['functionCall']['name']
+        return b''.join(f"data: {json.dumps(e)}\r\n\r\n".encode() for e in evs)
+    evs = _rs_events(rep, body, 1, tcs)  # Responses: the call's name no text
+    for e in evs:
+        if e.get('item', {}).get('type')=='function_call': e['item']['name'] = 5
+    return b''.join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in evs)
+
+@pytest.mark.parametrize('text', [None, 'Adding.'])
+def test_lost_streamed_call_said_whatever_the_finish_reason(proto, text):
+    """A streamed tool call litellm cannot read is never passed over in silence, whatever finish reason the reply has.
+    On an OpenAI-compatible stream litellm drops the call's deltas without a word (only its log says so); a server
+    that says 'stop' with its calls (Gemini's OpenAI-compatible endpoint does) then gave a reply the chat took for a
+    finished answer: the text alone and nothing said, or 'replied with no text'. The other protocols' readers raise"""
+    import warnings
+    from lisette.providers import quiet_litellm
+    from lisette.chat import IncompleteStreamError
+    fp, model, kw = proto
+    ran = []
+    def add(a:int, b:int)->int:
+        "Add a and b"
+        ran.append((a, b)); return a+b
+    fp.queue(Reply(raw=_mangled_call_stream(_proto_of(model), model, text)), 'Done.')
+    chat = Chat(model, tools=[add], **kw)
+    with warnings.catch_warnings(), quiet_litellm():
+        warnings.simplefilter('ignore')
+        try: list(chat('add 1 and 2', stream=True))
+        except IncompleteStreamError: return  # said: the turn failed, naming what litellm could not read
+    adj = {a.kind: a.detail for a in chat.adjustments}
+    assert ran == [] and 'tool_call' in adj, chat.adjustments
+    assert "no tool call came through" in adj['tool_call'] and "finish reason 'stop'" in adj['tool_call']
+    if text: assert chat.hist[-1].content == text
+    else: assert "held no text that litellm could read (a tool call)" in adj['empty_reply']
+    assert chat('again').choices[0].message.content == 'Done.'  # the history is still valid
+
+def _proto_of(model): return 'responses' if '/responses/' in model else model.split('/')[0]
+
+def test_streamed_replies_said_lost_only_when_lost(proto):
+    "No false alarm on any protocol: streamed text, a call that came through, and (OpenAI) a call with finish reason 'stop' or deltas with an empty list of calls say nothing was lost"
+    import json, warnings
+    fp, model, kw = proto
+    def add(a:int, b:int)->int:
+        "Add a and b"
+        return a+b
+    reps = [Reply('Just text.'), Reply('Adding.', tool_calls=[('add', {'a': 1, 'b': 2})]), 'Done.']
+    if _proto_of(model)=='openai':
+        ch = lambda d, fr=None: {'id': 'c1', 'object': 'chat.completion.chunk', 'created': 1, 'model': 'gpt-4o-mini', 'choices': [{'index': 0, 'delta': d, 'finish_reason': fr}]}
+        empty = [ch({'role': 'assistant', 'content': '', 'tool_calls': []}), ch({'content': 'Hi', 'tool_calls': []}), ch({'tool_calls': []}, 'stop')]
+        reps += [Reply(tool_calls=[('add', {'a': 1, 'b': 2})], stop='stop'), 'Done.',
+                 Reply(raw=''.join(f"data: {json.dumps(e)}\n\n" for e in empty).encode() + b"data: [DONE]\n\n")]
+    fp.queue(*reps)
+    chat = Chat(model, tools=[add], **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        while fp.pending: list(chat('go', stream=True))
+    assert len(fp.requests) == len(reps) and chat.hist[-1].content == ('Hi' if _proto_of(model)=='openai' else 'Done.')
+    assert not [a for a in chat.adjustments if a.kind in ('tool_call', 'reply', 'empty_reply')], chat.adjustments
+
+def test_streamed_call_pieces_dropped_beside_calls_said(fake_provider):
+    "A streamed reply of two calls whose second litellm cannot read (OpenAI: its deltas dropped without a word): the first runs, and the chat says a piece of the calls was left out"
+    import itertools, json, warnings
+    from lisette.testing import _norm_tcs, _oa_events
+    from lisette.providers import quiet_litellm
+    fp, ran = fake_provider, []
+    def add(a:int, b:int)->int:
+        "Add a and b"
+        ran.append((a, b)); return a+b
+    rep = Reply(tool_calls=[('add', {'a': 1, 'b': 2}), ('add', {'a': 3, 'b': 4})])
+    evs = list(_oa_events(rep, {'model': 'gpt-4o-mini'}, 1, _norm_tcs(rep, 'call_', itertools.count(1))))
+    for e in evs:
+        for tc in e['choices'][0]['delta'].get('tool_calls', []):
+            if tc['index']==1: tc['index'] = 'x'
+    fp.queue(Reply(raw=b''.join(f"data: {json.dumps(e)}\n\n".encode() for e in evs) + b'data: [DONE]\n\n'), 'Done.')
+    chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
+    with warnings.catch_warnings(), quiet_litellm():
+        warnings.simplefilter('ignore')
+        list(chat('add', stream=True))
+    adj = {a.kind: a.detail for a in chat.adjustments}
+    assert ran == [(1, 2)]
+    assert "litellm left out 3 streamed piece(s) of the reply's tool calls" in adj['tool_call'], chat.adjustments
