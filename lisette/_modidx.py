@@ -744,6 +744,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'lisette.providers._quiet_register': ('providers.html#_quiet_register', 'lisette/providers.py'),
                                    'lisette.providers._raises': ('providers.html#_raises', 'lisette/providers.py'),
                                    'lisette.providers._raw_calls': ('providers.html#_raw_calls', 'lisette/providers.py'),
+                                   'lisette.providers._read_204': ('providers.html#_read_204', 'lisette/providers.py'),
                                    'lisette.providers._read_anew': ('providers.html#_read_anew', 'lisette/providers.py'),
                                    'lisette.providers._reads_details': ('providers.html#_reads_details', 'lisette/providers.py'),
                                    'lisette.providers._reads_reply': ('providers.html#_reads_reply', 'lisette/providers.py'),

@@ -763,7 +763,12 @@ def _links(e):
 
 def _no_content(e)->bool:
     "Did failure `e` come from an HTTP 204 (No Content) answer? litellm raises a stream answered so as an `APIConnectionError`, the status kept only on the provider's error inside (Anthropic, Gemini; 1.106.2 to 1.110.2)"
-    return any(getattr(x, 'status_code', None)==204 for x in _links(e)) or '<APIResponse [204 No Content]' in str(e)  # (not any 2xx: Anthropic's error body sent with a 200 is its error, and retried; OpenAI's SDK: the status only in litellm's message of a reply read whole)
+    return any(getattr(x, 'status_code', None)==204 or _read_204(x) for x in _links(e)) or '<APIResponse [204 No Content]' in str(e)  # (not any 2xx: Anthropic's error body sent with a 200 is its error, and retried; OpenAI's SDK: the status only in litellm's message of a reply read whole)
+
+def _read_204(x)->bool:
+    "Was error `x` raised reading an HTTP 204 answer: does a frame it passed through hold the httpx response? (litellm's Gemini route raises a reply read whole as its own 422, and an async stream's as httpx's `ResponseNotRead`; OpenAI's async route keeps it in no message)"
+    import httpx
+    return any(v.__class__ is httpx.Response and v.status_code==204 for f,_ in traceback.walk_tb(getattr(x, '__traceback__', None)) for v in f.f_locals.values())
 
 def unreadable_reply(e)->bool:
     "Did failure `e` come from a reply the provider sent (2xx) that litellm could not read? (then re-sending may bill twice)"
