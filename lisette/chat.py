@@ -112,18 +112,37 @@ def _check_think(think):
     if not think or not isinstance(think, str) or think in _thinks_ok: return  # (falsy: off; another value: 'medium', as `think_kw` reads them)
     raise ValueError(f"think={think!r}: give True, False, or 'l', 'm', 'h', 'x' (how hard the model thinks: low, medium, high, the most), or an effort's name ('none', 'minimal', ...)")
 
+def _bad(arg, v, want, err=TypeError): raise err(f"{arg}={v!r}: {want}")
+
+def _check_model(v):
+    if not isinstance(v, str) or not v.strip(): _bad('model', v, "give a litellm model name (a str), such as 'anthropic/claude-sonnet-4-5' or 'gpt-4o-mini'")
+def _check_sp(v):
+    if v is not None and not isinstance(v, (str, list)): _bad('sp', v, "the system prompt is a str")
+def _check_temp(v):
+    if v is not None and not _is_num(v): _bad('temp', v, "a temperature is a number (e.g. 0.7), or None for the provider's default")
+    if v is not None and not 0<=v<math.inf: _bad('temp', v, "no provider takes a temperature below 0 (nor NaN or infinity): give 0 or more, e.g. 0.7", ValueError)  # (each turn would be refused)
+def _check_cache_idxs(v):
+    if not isinstance(v, (list, tuple, range)) or not all(isinstance(i, int) and not isinstance(i, bool) for i in v):
+        _bad('cache_idxs', v, "give a list of message indices (ints), such as [-1] or [0, -1]")
+def _check_retries(v):
+    if not isinstance(v, int) or isinstance(v, bool) or v<0: _bad('retries', v, "give how many times to retry (an int, 0 or more)", ValueError)
+def _check_max_cost(v):
+    if v is not None and (not _is_num(v) or v<0): _bad('max_cost', v, "give a spending limit in $ (a number, 0 or more), or None", ValueError)
+def _check_stall(v):
+    if v is not None: StallDetector(v)  # (its own check: bad values fail where given, not in the first turn)
+
 def _check_args(model, sp, temp, cache_idxs, ns, retries, max_cost):
     "Raise for `Chat` arguments that could only fail later, or be dropped silently, naming the argument and what to give"
-    def bad(arg, v, want, err=TypeError): raise err(f"{arg}={v!r}: {want}")
-    if not isinstance(model, str) or not model.strip(): bad('model', model, "give a litellm model name (a str), such as 'anthropic/claude-sonnet-4-5' or 'gpt-4o-mini'")
-    if sp is not None and not isinstance(sp, (str, list)): bad('sp', sp, "the system prompt is a str")
-    if temp is not None and not _is_num(temp): bad('temp', temp, "a temperature is a number (e.g. 0.7), or None for the provider's default")
-    if temp is not None and not 0<=temp<math.inf: bad('temp', temp, "no provider takes a temperature below 0 (nor NaN or infinity): give 0 or more, e.g. 0.7", ValueError)  # (each turn would be refused)
-    if not isinstance(cache_idxs, (list, tuple, range)) or not all(isinstance(i, int) and not isinstance(i, bool) for i in cache_idxs):
-        bad('cache_idxs', cache_idxs, "give a list of message indices (ints), such as [-1] or [0, -1]")
-    if ns is not None and not (isinstance(ns, Mapping) or callable(ns) or is_listy(ns)): bad('ns', ns, "give a dict of the tools' names to their functions (or a list of functions)")  # (what `mk_ns` takes)
-    if not isinstance(retries, int) or isinstance(retries, bool) or retries<0: bad('retries', retries, "give how many times to retry (an int, 0 or more)", ValueError)
-    if max_cost is not None and (not _is_num(max_cost) or max_cost<0): bad('max_cost', max_cost, "give a spending limit in $ (a number, 0 or more), or None", ValueError)
+    _check_model(model); _check_sp(sp); _check_temp(temp); _check_cache_idxs(cache_idxs)
+    if ns is not None and not (isinstance(ns, Mapping) or callable(ns) or is_listy(ns)): _bad('ns', ns, "give a dict of the tools' names to their functions (or a list of functions)")  # (what `mk_ns` takes)
+    _check_retries(retries); _check_max_cost(max_cost)
+
+class _Checked:
+    "A `Chat` setting that assigning checks (`chat.temp = -1` raises as `Chat(temp=-1)` does). No `__get__`: a read finds the chat's own value, as fast as any attribute's"
+    def __init__(self, check): self.check = check
+    def __set_name__(self, owner, name): self.name = name
+    def __set__(self, obj, v): self.check(v); obj.__dict__[self.name] = v
+    def __repr__(self): return f"<the Chat setting {self.name!r}, checked when set>"
 
 _final_prompt = {'role': 'user', 'content': 'You have used all your tool calls for this turn. Please summarize your findings. If you did not complete your goal, tell the user what further work is needed. You may use tools again on the next user message.'}
 _cwe_msg = "ContextWindowExceededError: Do no more tool calls and complete your response now. Inform user that you ran out of context and explain what the cause was. This is the response to this tool call, truncated if needed: "
@@ -267,11 +286,12 @@ class Chat:
                           max_tokens=max_tokens, stream=stream, parallel_tools=parallel_tools, retries=retries, timeout=timeout,
                           max_cost=max_cost, repair=repair, fit_context=fit_context, limiter=limiter)  # not `store_attr`: its frame inspection is most of a new chat's cost
         self.hist = hist
-        if stall is not None: StallDetector(stall)  # bad values fail here, not in the first turn
         _search_size(search)
-        self.stall, self.page_results, self._steer, self._pages = stall, page_results, Steering(), []
+        self.stall, self.page_results, self._steer, self._pages = stall, page_results, Steering(), []  # (`stall` checked as set: `_Checked`)
 
     _default_complete = staticmethod(completion)
+    # the settings checked when given are checked when set later too, as a turn could only fail on them, or go on wrongly
+    model, sp, temp, cache_idxs, retries, max_cost, stall, search = map(_Checked, (_check_model, _check_sp, _check_temp, _check_cache_idxs, _check_retries, _check_max_cost, _check_stall, _search_size))
     @property
     def hist(self): return self._hist
     @hist.setter

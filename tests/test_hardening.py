@@ -1019,6 +1019,38 @@ def test_chat_arguments_of_the_wrong_kind(kw, msg):
     "Each was accepted: dropped on the way (sp), sent as is (temp), or failed in the first turn with a message naming neither (cache_idxs, model)"
     with pytest.raises((TypeError, ValueError), match=msg.replace('(', r'\(').replace(')', r'\)')): Chat(**{'model': 'openai/gpt-4o-mini', **kw})
 
+_set_wrong = [('temp', -1, ValueError, "temp=-1: no provider takes a temperature below 0"), ('temp', float('nan'), ValueError, "temp=nan: no provider takes"),
+              ('temp', float('inf'), ValueError, "temp=inf: no provider takes"), ('temp', 'hot', TypeError, "temp='hot': a temperature is a number"),
+              ('model', 123, TypeError, "model=123: give a litellm model name"), ('model', '', TypeError, "model='': give a litellm model name"),
+              ('sp', 123, TypeError, "sp=123: the system prompt is a str"), ('cache_idxs', 5, TypeError, "cache_idxs=5: give a list of message indices"),
+              ('retries', -1, ValueError, "retries=-1: give how many times to retry"), ('retries', 1.5, ValueError, "retries=1.5: give how many times to retry"),
+              ('max_cost', -1, ValueError, "max_cost=-1: give a spending limit"), ('max_cost', 'x', ValueError, "max_cost='x': give a spending limit"),
+              ('stall', 0, ValueError, "stall must be a positive number of rounds"), ('search', 'hard', ValueError, "search='hard': give True, False")]
+
+@pytest.mark.parametrize('name, v, err, msg', _set_wrong)
+def test_settings_set_later_checked_as_given(fake_provider, name, v, err, msg):
+    """A setting assigned to a chat (`chat.temp = -1`) is checked as `Chat(temp=-1)` checks it: it was taken, and every later
+    turn was sent with it and refused (temp), failed naming neither (model, cache_idxs), or went on wrongly (retries, max_cost).
+    The chat keeps its setting, and its next turn goes as before (no protocol matters here: the value is refused before any request)"""
+    fp = fake_provider
+    chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k')
+    before = getattr(chat, name)
+    with pytest.raises(err, match=msg.replace('(', r'\(').replace(')', r'\)')): setattr(chat, name, v)
+    assert getattr(chat, name) == before
+    fp.queue('ok')
+    assert contents(chat('hi')).content == 'ok' and len(fp.requests) == 1
+
+def test_settings_set_later_that_work(proto):
+    "Values `Chat(...)` takes are taken when assigned too, and the next turn sends them"
+    fp, model, kw = proto
+    chat = Chat(model, **kw)
+    chat.temp, chat.retries, chat.max_cost, chat.sp, chat.cache_idxs, chat.stall, chat.search = 0.5, 0, 1.0, 'Be brief.', [0, -1], None, False
+    chat.temp = 1; chat.max_cost = None; chat.stall = 3
+    assert (chat.temp, chat.retries, chat.max_cost, chat.sp, chat.cache_idxs, chat.stall) == (1, 0, None, 'Be brief.', [0, -1], 3)
+    fp.queue('ok')
+    assert contents(chat('hi')).content == 'ok'
+    assert 'Be brief.' in json.dumps(fp.last)
+
 def test_turn_arguments_of_the_wrong_kind(fake_provider):
     fp = fake_provider
     chat = Chat('openai/gpt-4o-mini', tools=[add], api_base=fp.openai_base, api_key='k')
