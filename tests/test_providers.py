@@ -582,6 +582,31 @@ async def test_module_client_outlives_its_cache_entry(fake_provider, monkeypatch
     for _ in range(3): await asyncio.sleep(0)  # (the close runs as a task)
     assert other._client.is_closed and not h._client.is_closed
 
+def test_module_client_kept_from_import():
+    """The closer of evicted clients leaves litellm's module-level client alone from `import lisette` on: a process that
+    calls litellm itself before any chat (or only ever) was not covered, as the mend came with a chat's first request.
+    Importing lisette makes no client (litellm's would be made then, with the timeout of that moment)"""
+    code = '''
+import os, asyncio, json; os.environ['LITELLM_LOCAL_MODEL_COST_MAP']='True'
+import litellm
+import lisette
+from lisette import providers
+from lisette.testing import FakeProvider
+from litellm.caching.evicted_client_closer import EvictedClientCloser
+made_at_import = 'module_level_aclient' in litellm.__dict__
+with FakeProvider() as fp:
+    fp.respond_with(lambda body, path: 'ok')
+    r = asyncio.run(litellm.acompletion('anthropic/claude-sonnet-4-5', [{'role': 'user', 'content': 'hi'}], api_base=fp.anthropic_base, api_key='k'))
+h = litellm.module_level_aclient
+closer = EvictedClientCloser(grace_seconds=0)
+closer.mark_owned(h); closer.schedule(h)
+print(json.dumps(dict(made_at_import=made_at_import, answer=r.choices[0].message.content, pending=closer.pending_count,
+                      no_chat_request=bool(providers._on_first_request))))
+'''
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    d = json.loads(out.strip().splitlines()[-1])
+    assert d == dict(made_at_import=False, answer='ok', pending=0, no_chat_request=True), d
+
 @pytest.mark.parametrize('stream', [False, True])
 @pytest.mark.parametrize('cache', [False, True])
 def test_paused_turn_with_thinking_continues_with_its_thinking(fake_provider, stream, cache):
