@@ -1376,6 +1376,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'lisette.usage._count': ('usage.html#_count', 'lisette/usage.py'),
                                'lisette.usage._db_error': ('usage.html#_db_error', 'lisette/usage.py'),
                                'lisette.usage._fields': ('usage.html#_fields', 'lisette/usage.py'),
+                               'lisette.usage._free_index_name': ('usage.html#_free_index_name', 'lisette/usage.py'),
                                'lisette.usage._has_call_index': ('usage.html#_has_call_index', 'lisette/usage.py'),
                                'lisette.usage._hidden': ('usage.html#_hidden', 'lisette/usage.py'),
                                'lisette.usage._lisette_version': ('usage.html#_lisette_version', 'lisette/usage.py'),

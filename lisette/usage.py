@@ -251,7 +251,7 @@ def total_cost(o, # A response, a usage-log row (dict with `cost`), or a list of
     return res
 
 # %% ../nbs/03_usage.ipynb #c8bf9712
-import sqlite3, threading, logging, asyncio, time
+import sqlite3, threading, logging, asyncio, time, itertools, shlex
 from typing import Callable
 from litellm import ModelResponseStream
 from datetime import datetime, timezone
@@ -328,16 +328,26 @@ def _has_call_index(c)->bool:
 _repeats_sql = "SELECT call_id FROM {calls} WHERE ({w}) AND call_id IS NOT NULL GROUP BY call_id HAVING count(*)>1"
 _keep_first = "DELETE FROM usage WHERE call_id IS NOT NULL AND rowid NOT IN (SELECT min(rowid) FROM usage WHERE call_id IS NOT NULL GROUP BY call_id)"  # (rowid: an old table's id may be no key)
 
+_indexed = """SELECT count(*) AS n FROM pragma_index_list('usage') AS l WHERE l."unique" AND NOT l.partial
+               AND (SELECT group_concat(name) FROM pragma_index_info(l.name))='call_id'"""  # (`_has_call_index` as one query)
+
 def _repeats(n, one): return f"{n} call id{'s' if n>1 else ''} (e.g. {one!r}) {'are' if n>1 else 'is'} on more than one row"
 
+def _free_index_name(c):
+    "`usage_call_id`, or, when an index of the user's holds that name, the first of `usage_call_id_unique`, `..._unique2`, ... none has"
+    taken = {o[0] for o in c.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    names = itertools.chain(['usage_call_id', 'usage_call_id_unique'], (f"usage_call_id_unique{i}" for i in itertools.count(2)))
+    return next(n for n in names if n not in taken)
+
 def _add_call_index(c, p):
-    "Make the unique index on `call_id` of database `p` (`c` holds its write lock); `UsageLogError` if a call is on two rows"
+    "Make the unique index on `call_id` of database `p` (`c` holds its write lock); when a call is on two rows already, warn and make none"
     n, one = c.execute(f"SELECT count(*), min(call_id) FROM ({_repeats_sql.format(calls='usage', w='1=1')})").fetchone()
-    if n: raise UsageLogError(f"{p} has lost the unique index on call_id that keeps each call on one row, and {_repeats(n, one)} "
-                              f"(a log copied or merged twice?), so no index can be made. Lisette leaves the rows as they are; to keep "
-                              f"the first row of each call, run: sqlite3 {p} \"{_keep_first}\"")
-    c.execute('DROP INDEX IF EXISTS usage_call_id')  # (one by that name, but not unique on call_id alone)
-    c.execute("CREATE UNIQUE INDEX usage_call_id ON usage(call_id)")
+    if n:  # (not an error: refusing would record nothing more, and each call would scan the table again)
+        msg = (f"Usage log {p} has lost the unique index on call_id that keeps each call on one row, and {_repeats(n, one)} (a log "
+               "copied or merged twice?), so no index can be made: lisette goes on recording, but a call litellm reports twice may "
+               f"take two rows. To keep the first row of each call (lisette then makes the index), run: sqlite3 {shlex.quote(str(p))} \"{_keep_first}\"")
+        _log.warning(msg); return warnings.warn(msg, UserWarning, stacklevel=2)
+    c.execute(f'CREATE UNIQUE INDEX "{_free_index_name(c)}" ON usage(call_id)')
 
 def _migrate(c:sqlite3.Connection, p):
     "Create lisette's `usage` table in empty database `p`, or add the columns an older schema version lacks, and the unique index on `call_id`"
@@ -647,8 +657,9 @@ _left_out = ' OR '.join(f"({x} IS NOT NULL AND NOT {_ok(x, top)})" for x,top in 
 def _totals(db, sql, w, a):
     "Rows of summing query `sql` (condition `w`, arguments `a`), with a warning when rows it adds hold values no call has, which it adds as 0"
     res = _read(db, sql, a)
-    rep = _read(db, f"SELECT count(*) AS n, min(call_id) AS one FROM ({_repeats_sql.format(calls=_calls, w=w)})", a)[0]
-    if rep.n:  # (a log that lost its unique index on call_id: see `_migrate`)
+    # (a scan for repeated calls only where no unique index rules them out)
+    rep = _read(db, f"SELECT count(*) AS n, min(call_id) AS one FROM ({_repeats_sql.format(calls=_calls, w=w)})", a)[0] if not _read(db, _indexed)[0].n else None
+    if rep and rep.n:  # (a log that lost its unique index on call_id: see `_migrate`)
         warnings.warn(f"{_repeats(rep.n, rep.one)} in the usage log {getattr(db, 'db_path', db)} (it lost its unique index on call_id: "
                       "copied or merged twice?): the totals count each row. Open it with LisetteUsageLogger to see how to keep one",
                       UserWarning, stacklevel=3)

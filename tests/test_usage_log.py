@@ -348,30 +348,42 @@ def test_missing_call_id_index_is_recreated_or_refused(tmp_path, caplog):
     "A shared log whose unique index on call_id was dropped (by a copy or merge script): `record`'s INSERT OR IGNORE kept every repeat of a call"
     db = _lisette_db(tmp_path/'u.db')
     assert _call_index(db) == [('usage_call_id', 1, ['call_id'])]
-    for then in ((), ("CREATE INDEX usage_call_id ON usage(call_id)",)):  # gone, or no longer unique
+    for then, made in (((), 'usage_call_id'), (("CREATE INDEX usage_call_id ON usage(call_id)",), 'usage_call_id_unique')):  # gone, or no longer unique (the user's: kept)
         _sql_db(db, "DROP INDEX usage_call_id", *then)
         lg = LisetteUsageLogger(db)
         for _ in range(3): assert lg.record(dict(model='m', call_id='same'))
         lg.close()
-        assert _call_index(db) == [('usage_call_id', 1, ['call_id'])] and lg.errors == 0
+        assert sorted(_call_index(db)) == sorted([(made, 1, ['call_id']), *[('usage_call_id', 0, ['call_id'])]*bool(then)]) and lg.errors == 0
         assert rows(db, 'id')[-1]['call_id'] == 'same' and count(db) == 2  # recorded once
         _sql_db(db, "DELETE FROM usage WHERE call_id='same'")
-    # a call on two rows already (the index gone, a log merged twice): no index can be made; refused, the rows kept, and said how to fix
+    _sql_db(db, "DROP INDEX usage_call_id_unique", "DROP INDEX usage_call_id", "CREATE UNIQUE INDEX usage_call_id ON usage(call_id)")
+    # a call on two rows already (the index gone, a log merged twice): no index can be made; said how to fix, the rows kept, and recording goes on
     _sql_db(db, "DROP INDEX usage_call_id", *["INSERT INTO usage (model, cost, call_id) VALUES ('m', 1.0, 'twice')"]*2)
-    with caplog.at_level(logging.ERROR, logger='lisette.usage'): lg = LisetteUsageLogger(db)
-    assert lg.record(dict(model='m', call_id='new')) is False and lg.errors == 2
+    with caplog.at_level(logging.WARNING, logger='lisette.usage'), pytest.warns(UserWarning, match="is on more than one row"): lg = LisetteUsageLogger(db)
+    assert lg.record(dict(model='m', call_id='new')) and lg.errors == 0 and count(db) == 4  # (refusing would record nothing more)
     lg.close()
-    msg = lisette_errors(caplog)[0].getMessage()
-    assert "1 call id (e.g. 'twice') is on more than one row" in msg and 'DELETE FROM usage' in msg and str(db) in msg
-    assert count(db) == 3 and _call_index(db) == []
+    msg = [r.getMessage() for r in caplog.records if r.name=='lisette.usage' and r.levelno==logging.WARNING][0]
+    assert "1 call id (e.g. 'twice') is on more than one row" in msg and 'goes on recording' in msg and 'DELETE FROM usage' in msg and str(db) in msg
+    assert _call_index(db) == []
     with pytest.warns(UserWarning, match=r"1 call id \(e\.g\. 'twice'\) is on more than one row .* the totals count each row"):
         assert usage_by_model(db)[0]['cost'] == 3.0
-    # the fix the error gives: the index comes back and the log works again
+    # the fix it gives: the index comes back and the log keeps each call once again
     _sql_db(db, re.search(r'"(DELETE FROM usage[^"]*)"', msg)[1])
     lg = LisetteUsageLogger(db)
-    assert lg.record(dict(model='m', call_id='twice')) and count(db) == 2 and lg.errors == 0
+    assert lg.record(dict(model='m', call_id='twice')) and count(db) == 3 and lg.errors == 0
     lg.close()
     assert _call_index(db) == [('usage_call_id', 1, ['call_id'])]
+
+def test_index_of_the_users_own_name_is_kept(tmp_path):
+    "An index of the user's holding the name `usage_call_id` (not unique on call_id alone) stays; lisette's unique index takes another name"
+    db = _lisette_db(tmp_path/'u.db')
+    _sql_db(db, "DROP INDEX usage_call_id", "CREATE UNIQUE INDEX usage_call_id ON usage(call_id, user_id)")
+    lg = LisetteUsageLogger(db)
+    for _ in range(2): assert lg.record(dict(model='m', call_id='same', user_id='u'))
+    lg.close()
+    assert sorted(_call_index(db)) == [('usage_call_id', 1, ['call_id', 'user_id']), ('usage_call_id_unique', 1, ['call_id'])] and count(db) == 2  # (the file's one row, and this call once)
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT sql FROM sqlite_master WHERE name='usage_call_id'").fetchone()[0] == "CREATE UNIQUE INDEX usage_call_id ON usage(call_id, user_id)"
 
 # ---- a database that cannot be written ----
 
