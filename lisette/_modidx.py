@@ -119,6 +119,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'lisette.chat.MissingApiKeyError': ('chat.html#missingapikeyerror', 'lisette/chat.py'),
                               'lisette.chat._Call': ('chat.html#_call', 'lisette/chat.py'),
                               'lisette.chat._Checked': ('chat.html#_checked', 'lisette/chat.py'),
+                              'lisette.chat._Checked.__delete__': ('chat.html#_checked.__delete__', 'lisette/chat.py'),
                               'lisette.chat._Checked.__init__': ('chat.html#_checked.__init__', 'lisette/chat.py'),
                               'lisette.chat._Checked.__repr__': ('chat.html#_checked.__repr__', 'lisette/chat.py'),
                               'lisette.chat._Checked.__set__': ('chat.html#_checked.__set__', 'lisette/chat.py'),

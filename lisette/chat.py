@@ -142,6 +142,9 @@ class _Checked:
     def __init__(self, check): self.check = check
     def __set_name__(self, owner, name): self.name = name
     def __set__(self, obj, v): self.check(v); obj.__dict__[self.name] = v
+    def __delete__(self, obj):  # (`del chat.temp` as for any attribute: a data descriptor must say how)
+        try: del obj.__dict__[self.name]
+        except KeyError: raise AttributeError(f"{type(obj).__name__!r} object has no attribute {self.name!r}") from None
     def __repr__(self): return f"<the Chat setting {self.name!r}, checked when set>"
 
 _final_prompt = {'role': 'user', 'content': 'You have used all your tool calls for this turn. Please summarize your findings. If you did not complete your goal, tell the user what further work is needed. You may use tools again on the next user message.'}

@@ -1094,3 +1094,12 @@ def test_small_spending_limit_shows_its_digits(fake_provider):
     chat = Chat('openai/gpt-4o-mini', api_base=fp.openai_base, api_key='k', max_cost=0.00001)
     chat('hi')
     with pytest.raises(CostLimitError, match=r"max_cost=\$0\.00001\."): chat('again')
+
+def test_checked_settings_delete_as_attributes_do():
+    "A checked setting (a data descriptor on `Chat`) is deleted as any attribute is: gone from the chat, and a second `del` an AttributeError"
+    chat = Chat('openai/gpt-4o-mini')
+    del chat.temp
+    assert 'temp' not in chat.__dict__
+    with pytest.raises(AttributeError, match="'Chat' object has no attribute 'temp'"): del chat.temp
+    chat.temp = 0.3
+    assert chat.temp == 0.3
