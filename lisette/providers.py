@@ -768,7 +768,10 @@ def _no_content(e)->bool:
 def _read_204(x)->bool:
     "Was error `x` raised reading an HTTP 204 answer: does a frame it passed through hold the httpx response? (litellm's Gemini route raises a reply read whole as its own 422, and an async stream's as httpx's `ResponseNotRead`; OpenAI's async route keeps it in no message)"
     import httpx
-    return any(v.__class__ is httpx.Response and v.status_code==204 for f,_ in traceback.walk_tb(getattr(x, '__traceback__', None)) for v in f.f_locals.values())
+    return any(v.__class__ is httpx.Response and v.status_code==204 for f,_ in traceback.walk_tb(getattr(x, '__traceback__', None))
+               if f.f_globals.get('__name__', '').partition('.')[0] in _http_libs for v in f.f_locals.values())  # (a user's frame holding some 204 is no answer to this request)
+
+_http_libs = {'litellm', 'httpx', 'httpcore', 'openai', 'anthropic', 'aiohttp'}  # whose frames may hold the answer
 
 def unreadable_reply(e)->bool:
     "Did failure `e` come from a reply the provider sent (2xx) that litellm could not read? (then re-sending may bill twice)"
