@@ -679,6 +679,8 @@ def _whole_hist(hist, src, repair, cache=True, b=None):
         except (HistoryError, MessageFormatError):  # (a MessageFormatError only of a checkpoint's form: `_hist_of` checked the rest)
             if not repair: raise
             hist, repairs = repair_hist(hist, pending_ok=True, max_ckpts=mx)
+    except MessageFormatError as e:  # (a checkpoint's form `_hist_of` left to a repair this chat does not make: a `cls` that sets `repair` itself)
+        raise SavedChatError(src, f"hist[{e.index}]" + (f".{e.field}" if e.field else ''), f"{e}; or load it with repair=True") from None
     except HistoryError as e:
         how = "; or load it with repair=True" + (" or cache=True (the chat then moves its cache checkpoints)" if 'cache checkpoint' in str(e) else "")
         raise SavedChatError(src, f"hist[{e.index}]", str(e) + ("" if repair else how)) from None

@@ -1011,3 +1011,14 @@ def test_load_refuses_an_empty_list_tool_result(tmp_path):
     assert e.value.field == 'hist[2]'
     c = load_chat(p, repair=True)
     assert c.hist[2]['content'] == '.' and "message 2: replaced empty text with '.'" in c.adjustments[0].detail
+
+def test_load_by_a_class_that_makes_no_repair_refuses_a_bad_checkpoint_as_a_saved_chat_error(tmp_path):
+    "The file says repair, so the checkpoint's form is left to the repair; a `cls` whose chats never repair gets the `SavedChatError` naming the field, not a bare MessageFormatError"
+    class Strict(Chat):
+        def __init__(self, *a, **kw): kw['repair'] = False; super().__init__(*a, **kw)
+    p, _ = _broken_save(tmp_path, set())
+    d = json.loads(p.read_text())
+    d['hist'][4]['cache_control'], d['settings']['repair'] = 'x', True
+    p.write_text(json.dumps(d))
+    with pytest.raises(SavedChatError, match=r"a cache checkpoint is \{'type': 'ephemeral'\}.*or load it with repair=True") as e: Strict.load(p)
+    assert e.value.field == 'hist[4].cache_control'
