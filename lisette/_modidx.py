@@ -946,6 +946,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'lisette.replay._find_record': ('replay.html#_find_record', 'lisette/replay.py'),
                                 'lisette.replay._headers_problem': ('replay.html#_headers_problem', 'lisette/replay.py'),
                                 'lisette.replay._json_kind': ('replay.html#_json_kind', 'lisette/replay.py'),
+                                'lisette.replay._json_reply': ('replay.html#_json_reply', 'lisette/replay.py'),
                                 'lisette.replay._log': ('replay.html#_log', 'lisette/replay.py'),
                                 'lisette.replay._lookup': ('replay.html#_lookup', 'lisette/replay.py'),
                                 'lisette.replay._media_type': ('replay.html#_media_type', 'lisette/replay.py'),

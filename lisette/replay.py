@@ -67,6 +67,10 @@ def _media_type(hdrs):
     "Lowercased media type of the `content-type` in `hdrs`, or ''"
     return next((v.split(';')[0].strip().lower() for k,v in hdrs.items() if k.lower()=='content-type'), '')
 
+def _json_reply(d, mt):
+    "Is record `d`, of media type `mt`, a JSON answer of success (2xx): a body a provider's client parses as its reply?"
+    return (mt=='application/json' or mt.endswith('+json')) and 200<=d.get('status_code', 200)<300
+
 def _body_problem(d, hdrs):
     "What is wrong with the body of record `d` (with headers `hdrs`), or None"
     body,binary = d['response'], d.get('binary')
@@ -78,7 +82,7 @@ def _body_problem(d, hdrs):
         try: body.encode('utf-8')
         except UnicodeEncodeError as e: return f"'response' has a lone surrogate ({body[e.start]!r} at character {e.start+1}), not UTF-8 text"
     mt = _media_type(hdrs)
-    if not (mt=='application/json' or mt.endswith('+json')) or not 200<=d.get('status_code', 200)<300: return
+    if not _json_reply(d, mt): return
     try: v = json.loads(body)
     except (ValueError, RecursionError) as e: return f"'response' is {_unreadable(e)}, though its content-type is {mt}"
     if isinstance(v, list) and (x := next((x for x in v if not isinstance(x, dict)), v)) is not v: kind = f"an array holding {_json_kind(x)}"
@@ -141,7 +145,7 @@ def _reply_problem(r, d):
     # (only a POST asks for a reply: a GET of /chat/completions lists stored ones)
     k = next((k for p,k in _reply_lists.items() if r.url.path.endswith(p)), None) if r.method=='POST' else None
     mt = _media_type(d.get('headers') or {})
-    if k is None or not (mt=='application/json' or mt.endswith('+json')) or not 200<=d.get('status_code', 200)<300: return
+    if k is None or not _json_reply(d, mt): return
     v = json.loads(base64.b64decode(d['response']) if d.get('binary') else d['response'])  # (JSON, checked when the file was read)
     to = f"a reply to {r.method} {r.url.path}"
     if not isinstance(v, dict): return f"'response' is {_json_kind(v)}, not the JSON object {to} is"
